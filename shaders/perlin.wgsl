@@ -1,0 +1,84 @@
+// Perlin gradient noise (2002 revision by default). Twin: src/cpu/perlin.rs.
+// Every corner holds a unit gradient; its term is dot(gradient, offset), blended with a fade.
+// Zero at every lattice point. Range: |n| <= sqrt(dims) / 2 (0.7072 in 2D, 0.8661 in 3D).
+// gradients: 0 = improved (a fixed set picked by hash bits: 8 directions in 2D, the 12
+// cube-edge directions in 3D), 1 = random (hash-derived unit vectors, Perlin 1985).
+
+const GRADIENTS_IMPROVED: u32 = 0u;
+const GRADIENTS_RANDOM: u32 = 1u;
+const INV_SQRT2: f32 = 0.70710678118654752;
+const TAU: f32 = 6.28318530717958648;
+
+fn perlin_grad_2d(h: u32, d: vec2<f32>, gradients: u32) -> f32 {
+    if (gradients == GRADIENTS_RANDOM) {
+        let angle = hash_to_unit(h) * TAU;
+        return cos(angle) * d.x + sin(angle) * d.y;
+    }
+    // Bits 0 and 1 pick the signs, bit 2 axis or diagonal, bit 3 which axis.
+    let sx = select(d.x, -d.x, (h & 1u) != 0u);
+    let sy = select(d.y, -d.y, (h & 2u) != 0u);
+    let axis = select(sx, sy, (h & 8u) != 0u);
+    return select(axis, (sx + sy) * INV_SQRT2, (h & 4u) != 0u);
+}
+
+fn perlin_corner_2d(i: vec2<i32>, offset: vec2<i32>, f: vec2<f32>, period: vec2<i32>, sh: u32, gradients: u32) -> f32 {
+    let c = i + offset;
+    let h = hash_2d(vec2<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y)), sh);
+    return perlin_grad_2d(h, f - vec2<f32>(offset), gradients);
+}
+
+fn perlin_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, period: vec2<i32>, fade_kind: u32, gradients: u32) -> f32 {
+    let fl = floor(local);
+    let i = cell + vec2<i32>(fl);
+    let f = local - fl;
+    let sh = seed_hash(seed);
+    let a = perlin_corner_2d(i, vec2<i32>(0, 0), f, period, sh, gradients);
+    let b = perlin_corner_2d(i, vec2<i32>(1, 0), f, period, sh, gradients);
+    let c = perlin_corner_2d(i, vec2<i32>(0, 1), f, period, sh, gradients);
+    let d = perlin_corner_2d(i, vec2<i32>(1, 1), f, period, sh, gradients);
+    let ux = fade(f.x, fade_kind);
+    let uy = fade(f.y, fade_kind);
+    return lerp(lerp(a, b, ux), lerp(c, d, ux), uy);
+}
+
+fn perlin_grad_3d(h: u32, d: vec3<f32>, gradients: u32) -> f32 {
+    if (gradients == GRADIENTS_RANDOM) {
+        // Uniform on the sphere: z uniform in [-1, 1], azimuth from a second hash.
+        let z = hash_to_signed(h);
+        let r = sqrt(max(1.0 - z * z, 0.0));
+        let angle = hash_to_unit(pcg(h)) * TAU;
+        return r * cos(angle) * d.x + r * sin(angle) * d.y + z * d.z;
+    }
+    // Perlin's 2002 selection of the 12 cube-edge directions from 4 hash bits.
+    let k = h & 15u;
+    let u = select(d.y, d.x, k < 8u);
+    let v = select(select(d.z, d.x, k == 12u || k == 14u), d.y, k < 4u);
+    return (select(u, -u, (k & 1u) != 0u) + select(v, -v, (k & 2u) != 0u)) * INV_SQRT2;
+}
+
+fn perlin_corner_3d(i: vec3<i32>, offset: vec3<i32>, f: vec3<f32>, period: vec3<i32>, sh: u32, gradients: u32) -> f32 {
+    let c = i + offset;
+    let h = hash_3d(vec3<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y), wrap_cell(c.z, period.z)), sh);
+    return perlin_grad_3d(h, f - vec3<f32>(offset), gradients);
+}
+
+fn perlin_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, period: vec3<i32>, fade_kind: u32, gradients: u32) -> f32 {
+    let fl = floor(local);
+    let i = cell + vec3<i32>(fl);
+    let f = local - fl;
+    let sh = seed_hash(seed);
+    let ux = fade(f.x, fade_kind);
+    let uy = fade(f.y, fade_kind);
+    let uz = fade(f.z, fade_kind);
+    let a000 = perlin_corner_3d(i, vec3<i32>(0, 0, 0), f, period, sh, gradients);
+    let a100 = perlin_corner_3d(i, vec3<i32>(1, 0, 0), f, period, sh, gradients);
+    let a010 = perlin_corner_3d(i, vec3<i32>(0, 1, 0), f, period, sh, gradients);
+    let a110 = perlin_corner_3d(i, vec3<i32>(1, 1, 0), f, period, sh, gradients);
+    let a001 = perlin_corner_3d(i, vec3<i32>(0, 0, 1), f, period, sh, gradients);
+    let a101 = perlin_corner_3d(i, vec3<i32>(1, 0, 1), f, period, sh, gradients);
+    let a011 = perlin_corner_3d(i, vec3<i32>(0, 1, 1), f, period, sh, gradients);
+    let a111 = perlin_corner_3d(i, vec3<i32>(1, 1, 1), f, period, sh, gradients);
+    let z0 = lerp(lerp(a000, a100, ux), lerp(a010, a110, ux), uy);
+    let z1 = lerp(lerp(a001, a101, ux), lerp(a011, a111, ux), uy);
+    return lerp(z0, z1, uz);
+}

@@ -1,0 +1,75 @@
+// Simplex noise (Perlin 2001) in 2D and 3D. Twin: src/cpu/simplex.rs.
+// The input is skewed so the simplex grid lines up with the integer grid; each of the d + 1
+// corners of the containing simplex adds (r^2 - |d|^2)^4 * dot(g, d), with r^2 = 0.5 in 2D and
+// 0.6 in 3D, and unit gradients from the Perlin sets. The sum is scaled by the exact maximum
+// of that sum over the cell (found numerically, see src/cpu/simplex.rs), so the range is [-1, 1].
+//
+// `cell` is an offset on the skewed lattice and `local` a position in input space relative to
+// that lattice point's unskewed position: the host splits large origins that way in f64.
+// Uses perlin_grad_2d / perlin_grad_3d from perlin.wgsl.
+
+const SIMPLEX_F2: f32 = 0.36602540378443865;
+const SIMPLEX_G2: f32 = 0.21132486540518712;
+const SIMPLEX_SCALE_2D: f32 = 99.2033;
+const SIMPLEX_F3: f32 = 0.33333333333333333;
+const SIMPLEX_G3: f32 = 0.16666666666666667;
+const SIMPLEX_SCALE_3D: f32 = 46.2385;
+
+fn simplex_corner_2d(d: vec2<f32>, h: u32) -> f32 {
+    let t = max(0.5 - dot(d, d), 0.0);
+    let t2 = t * t;
+    return t2 * t2 * perlin_grad_2d(h, d, GRADIENTS_IMPROVED);
+}
+
+fn simplex_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32) -> f32 {
+    let s = (local.x + local.y) * SIMPLEX_F2;
+    let fl = floor(local + vec2<f32>(s));
+    let t = (fl.x + fl.y) * SIMPLEX_G2;
+    let d0 = local - (fl - vec2<f32>(t));
+    let o = select(vec2<i32>(0, 1), vec2<i32>(1, 0), d0.x > d0.y);
+    let d1 = d0 - vec2<f32>(o) + vec2<f32>(SIMPLEX_G2);
+    let d2 = d0 - vec2<f32>(1.0 - 2.0 * SIMPLEX_G2);
+    let i = cell + vec2<i32>(fl);
+    let sh = seed_hash(seed);
+    let n0 = simplex_corner_2d(d0, hash_2d(i, sh));
+    let n1 = simplex_corner_2d(d1, hash_2d(i + o, sh));
+    let n2 = simplex_corner_2d(d2, hash_2d(i + vec2<i32>(1, 1), sh));
+    return SIMPLEX_SCALE_2D * (n0 + n1 + n2);
+}
+
+fn simplex_corner_3d(d: vec3<f32>, h: u32) -> f32 {
+    let t = max(0.6 - dot(d, d), 0.0);
+    let t2 = t * t;
+    return t2 * t2 * perlin_grad_3d(h, d, GRADIENTS_IMPROVED);
+}
+
+fn simplex_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32) -> f32 {
+    let s = (local.x + local.y + local.z) * SIMPLEX_F3;
+    let fl = floor(local + vec3<f32>(s));
+    let t = (fl.x + fl.y + fl.z) * SIMPLEX_G3;
+    let d0 = local - (fl - vec3<f32>(t));
+    // Which of the six tetrahedra: order the components of d0.
+    let ge_xy = d0.x >= d0.y;
+    let ge_yz = d0.y >= d0.z;
+    let ge_xz = d0.x >= d0.z;
+    let o1 = vec3<i32>(
+        select(0, 1, ge_xy && ge_xz),
+        select(0, 1, !ge_xy && ge_yz),
+        select(0, 1, !ge_xz && !ge_yz),
+    );
+    let o2 = vec3<i32>(
+        select(0, 1, ge_xy || ge_xz),
+        select(0, 1, !ge_xy || ge_yz),
+        select(0, 1, !(ge_xz && ge_yz)),
+    );
+    let d1 = d0 - vec3<f32>(o1) + vec3<f32>(SIMPLEX_G3);
+    let d2 = d0 - vec3<f32>(o2) + vec3<f32>(2.0 * SIMPLEX_G3);
+    let d3 = d0 - vec3<f32>(1.0 - 3.0 * SIMPLEX_G3);
+    let i = cell + vec3<i32>(fl);
+    let sh = seed_hash(seed);
+    let n0 = simplex_corner_3d(d0, hash_3d(i, sh));
+    let n1 = simplex_corner_3d(d1, hash_3d(i + o1, sh));
+    let n2 = simplex_corner_3d(d2, hash_3d(i + o2, sh));
+    let n3 = simplex_corner_3d(d3, hash_3d(i + vec3<i32>(1, 1, 1), sh));
+    return SIMPLEX_SCALE_3D * (n0 + n1 + n2 + n3);
+}

@@ -1,0 +1,10 @@
+//! The CPU reference path: one plain-Rust twin per WGSL file, with the same function names,
+//! constants and order of operations, so the GPU output can be checked against it.
+
+pub mod combine;
+pub mod fade;
+pub mod hash;
+pub mod perlin;
+pub mod simplex;
+pub mod stage;
+pub mod value;

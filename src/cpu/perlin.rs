@@ -1,0 +1,126 @@
+//! Perlin gradient noise. Twin of `shaders/perlin.wgsl`.
+
+use super::fade::{fade, lerp};
+use super::hash::{hash_2d, hash_3d, hash_to_signed, hash_to_unit, pcg, seed_hash, wrap_cell};
+
+pub const GRADIENTS_IMPROVED: u32 = 0;
+pub const GRADIENTS_RANDOM: u32 = 1;
+const INV_SQRT2: f32 = std::f32::consts::FRAC_1_SQRT_2;
+const TAU: f32 = std::f32::consts::TAU;
+
+#[inline(always)]
+fn select(f: f32, t: f32, cond: bool) -> f32 {
+    if cond {
+        t
+    } else {
+        f
+    }
+}
+
+#[inline(always)]
+pub fn perlin_grad_2d(h: u32, d: [f32; 2], gradients: u32) -> f32 {
+    if gradients == GRADIENTS_RANDOM {
+        let angle = hash_to_unit(h) * TAU;
+        return angle.cos() * d[0] + angle.sin() * d[1];
+    }
+    let sx = select(d[0], -d[0], (h & 1) != 0);
+    let sy = select(d[1], -d[1], (h & 2) != 0);
+    let axis = select(sx, sy, (h & 8) != 0);
+    select(axis, (sx + sy) * INV_SQRT2, (h & 4) != 0)
+}
+
+#[inline(always)]
+fn perlin_corner_2d(
+    i: [i32; 2],
+    offset: [i32; 2],
+    f: [f32; 2],
+    period: [i32; 2],
+    sh: u32,
+    gradients: u32,
+) -> f32 {
+    let c = [i[0].wrapping_add(offset[0]), i[1].wrapping_add(offset[1])];
+    let h = hash_2d([wrap_cell(c[0], period[0]), wrap_cell(c[1], period[1])], sh);
+    perlin_grad_2d(
+        h,
+        [f[0] - offset[0] as f32, f[1] - offset[1] as f32],
+        gradients,
+    )
+}
+
+pub fn perlin_2d(
+    cell: [i32; 2],
+    local: [f32; 2],
+    seed: u32,
+    period: [i32; 2],
+    fade_kind: u32,
+    gradients: u32,
+) -> f32 {
+    let fl = local.map(f32::floor);
+    let i = [0, 1].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let f = [local[0] - fl[0], local[1] - fl[1]];
+    let sh = seed_hash(seed);
+    let a = perlin_corner_2d(i, [0, 0], f, period, sh, gradients);
+    let b = perlin_corner_2d(i, [1, 0], f, period, sh, gradients);
+    let c = perlin_corner_2d(i, [0, 1], f, period, sh, gradients);
+    let d = perlin_corner_2d(i, [1, 1], f, period, sh, gradients);
+    let ux = fade(f[0], fade_kind);
+    let uy = fade(f[1], fade_kind);
+    lerp(lerp(a, b, ux), lerp(c, d, ux), uy)
+}
+
+#[inline(always)]
+pub fn perlin_grad_3d(h: u32, d: [f32; 3], gradients: u32) -> f32 {
+    if gradients == GRADIENTS_RANDOM {
+        let z = hash_to_signed(h);
+        let r = (1.0 - z * z).max(0.0).sqrt();
+        let angle = hash_to_unit(pcg(h)) * TAU;
+        return r * angle.cos() * d[0] + r * angle.sin() * d[1] + z * d[2];
+    }
+    let k = h & 15;
+    let u = select(d[1], d[0], k < 8);
+    let v = select(select(d[2], d[0], k == 12 || k == 14), d[1], k < 4);
+    (select(u, -u, (k & 1) != 0) + select(v, -v, (k & 2) != 0)) * INV_SQRT2
+}
+
+#[inline(always)]
+fn perlin_corner_3d(
+    i: [i32; 3],
+    offset: [i32; 3],
+    f: [f32; 3],
+    period: [i32; 3],
+    sh: u32,
+    gradients: u32,
+) -> f32 {
+    let c = [0, 1, 2].map(|k| wrap_cell(i[k].wrapping_add(offset[k]), period[k]));
+    let h = hash_3d(c, sh);
+    perlin_grad_3d(h, [0, 1, 2].map(|k| f[k] - offset[k] as f32), gradients)
+}
+
+pub fn perlin_3d(
+    cell: [i32; 3],
+    local: [f32; 3],
+    seed: u32,
+    period: [i32; 3],
+    fade_kind: u32,
+    gradients: u32,
+) -> f32 {
+    let fl = local.map(f32::floor);
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let f = [0, 1, 2].map(|k| local[k] - fl[k]);
+    let sh = seed_hash(seed);
+    let ux = fade(f[0], fade_kind);
+    let uy = fade(f[1], fade_kind);
+    let uz = fade(f[2], fade_kind);
+    let corner = |o: [i32; 3]| perlin_corner_3d(i, o, f, period, sh, gradients);
+    let z0 = lerp(
+        lerp(corner([0, 0, 0]), corner([1, 0, 0]), ux),
+        lerp(corner([0, 1, 0]), corner([1, 1, 0]), ux),
+        uy,
+    );
+    let z1 = lerp(
+        lerp(corner([0, 0, 1]), corner([1, 0, 1]), ux),
+        lerp(corner([0, 1, 1]), corner([1, 1, 1]), ux),
+        uy,
+    );
+    lerp(z0, z1, uz)
+}

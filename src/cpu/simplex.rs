@@ -1,0 +1,88 @@
+//! Simplex noise in 2D and 3D. Twin of `shaders/simplex.wgsl`.
+//!
+//! The scales are the exact maxima of the corner sum over a cell for the unit gradient sets
+//! used here (each corner's gradient chosen to align with its offset as closely as the set
+//! allows), found by a dense search over the cell, so the output range is [-1, 1].
+//! `simplex_scale_search` in the tests recomputes them.
+
+use super::hash::{hash_2d, hash_3d, seed_hash};
+use super::perlin::{perlin_grad_2d, perlin_grad_3d, GRADIENTS_IMPROVED};
+
+pub const SIMPLEX_F2: f32 = 0.366_025_42;
+pub const SIMPLEX_G2: f32 = 0.211_324_87;
+pub const SIMPLEX_SCALE_2D: f32 = 99.2033;
+pub const SIMPLEX_F3: f32 = 1.0 / 3.0;
+pub const SIMPLEX_G3: f32 = 1.0 / 6.0;
+pub const SIMPLEX_SCALE_3D: f32 = 46.2385;
+
+#[inline(always)]
+fn simplex_corner_2d(d: [f32; 2], h: u32) -> f32 {
+    let t = (0.5 - (d[0] * d[0] + d[1] * d[1])).max(0.0);
+    let t2 = t * t;
+    t2 * t2 * perlin_grad_2d(h, d, GRADIENTS_IMPROVED)
+}
+
+pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed: u32) -> f32 {
+    let s = (local[0] + local[1]) * SIMPLEX_F2;
+    let fl = [(local[0] + s).floor(), (local[1] + s).floor()];
+    let t = (fl[0] + fl[1]) * SIMPLEX_G2;
+    let d0 = [local[0] - (fl[0] - t), local[1] - (fl[1] - t)];
+    let o = if d0[0] > d0[1] { [1, 0] } else { [0, 1] };
+    let d1 = [
+        d0[0] - o[0] as f32 + SIMPLEX_G2,
+        d0[1] - o[1] as f32 + SIMPLEX_G2,
+    ];
+    let c2 = 1.0 - 2.0 * SIMPLEX_G2;
+    let d2 = [d0[0] - c2, d0[1] - c2];
+    let i = [
+        cell[0].wrapping_add(fl[0] as i32),
+        cell[1].wrapping_add(fl[1] as i32),
+    ];
+    let sh = seed_hash(seed);
+    let n0 = simplex_corner_2d(d0, hash_2d(i, sh));
+    let n1 = simplex_corner_2d(
+        d1,
+        hash_2d([i[0].wrapping_add(o[0]), i[1].wrapping_add(o[1])], sh),
+    );
+    let n2 = simplex_corner_2d(d2, hash_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], sh));
+    SIMPLEX_SCALE_2D * (n0 + n1 + n2)
+}
+
+#[inline(always)]
+fn simplex_corner_3d(d: [f32; 3], h: u32) -> f32 {
+    let t = (0.6 - (d[0] * d[0] + d[1] * d[1] + d[2] * d[2])).max(0.0);
+    let t2 = t * t;
+    t2 * t2 * perlin_grad_3d(h, d, GRADIENTS_IMPROVED)
+}
+
+pub fn simplex_3d(cell: [i32; 3], local: [f32; 3], seed: u32) -> f32 {
+    let s = (local[0] + local[1] + local[2]) * SIMPLEX_F3;
+    let fl = local.map(|v| (v + s).floor());
+    let t = (fl[0] + fl[1] + fl[2]) * SIMPLEX_G3;
+    let d0 = [0, 1, 2].map(|k| local[k] - (fl[k] - t));
+    let ge_xy = d0[0] >= d0[1];
+    let ge_yz = d0[1] >= d0[2];
+    let ge_xz = d0[0] >= d0[2];
+    let o1 = [
+        (ge_xy && ge_xz) as i32,
+        (!ge_xy && ge_yz) as i32,
+        (!ge_xz && !ge_yz) as i32,
+    ];
+    let o2 = [
+        (ge_xy || ge_xz) as i32,
+        (!ge_xy || ge_yz) as i32,
+        (!(ge_xz && ge_yz)) as i32,
+    ];
+    let d1 = [0, 1, 2].map(|k| d0[k] - o1[k] as f32 + SIMPLEX_G3);
+    let d2 = [0, 1, 2].map(|k| d0[k] - o2[k] as f32 + 2.0 * SIMPLEX_G3);
+    let c3 = 1.0 - 3.0 * SIMPLEX_G3;
+    let d3 = d0.map(|v| v - c3);
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let sh = seed_hash(seed);
+    let at = |o: [i32; 3]| hash_3d([0, 1, 2].map(|k| i[k].wrapping_add(o[k])), sh);
+    let n0 = simplex_corner_3d(d0, at([0, 0, 0]));
+    let n1 = simplex_corner_3d(d1, at(o1));
+    let n2 = simplex_corner_3d(d2, at(o2));
+    let n3 = simplex_corner_3d(d3, at([1, 1, 1]));
+    SIMPLEX_SCALE_3D * (n0 + n1 + n2 + n3)
+}

@@ -1,0 +1,82 @@
+//! The CPU executor of a stage. Twin of `shaders/stage.wgsl` (the octave loop, remap, warp
+//! and store) and of the combine entry point in `shaders/combine.wgsl`.
+
+use rayon::prelude::*;
+
+use super::combine::combine_op;
+use crate::family::{SamplePoint, Sampler};
+use crate::graph::{CombineUniform, StageUniform};
+
+pub const FRACTAL_FBM: u32 = 0;
+pub const FRACTAL_RIDGED: u32 = 1;
+pub const FRACTAL_BILLOW: u32 = 2;
+
+/// Per-octave remap: identity (fBm), (1 - |n|)^2 (ridged), 2|n| - 1 (billow).
+#[inline(always)]
+pub fn fractal_remap(n: f32, kind: u32) -> f32 {
+    if kind == FRACTAL_RIDGED {
+        let r = 1.0 - n.abs();
+        return r * r;
+    }
+    if kind == FRACTAL_BILLOW {
+        return 2.0 * n.abs() - 1.0;
+    }
+    n
+}
+
+/// Runs one pass of a generate stage into `out` (width x height x depth, x fastest).
+/// `displace` holds the warp fields (none, or one per warped axis) and `acc` the partial
+/// sum of earlier octave passes.
+pub fn run_generate(
+    u: &StageUniform,
+    sample: &Sampler,
+    displace: &[&[f32]],
+    acc: Option<&[f32]>,
+    out: &mut [f32],
+) {
+    let [width, height, _depth, count] = u.size;
+    let [kind, first, finalize, _] = u.mode;
+    let width = width as usize;
+    let norm = u.scalars[0];
+    out.par_chunks_mut(width).enumerate().for_each(|(row, line)| {
+        let y = (row % height as usize) as f32;
+        let z = (row / height as usize) as f32;
+        for (x, value) in line.iter_mut().enumerate() {
+            let index = row * width + x;
+            let mut d = [0.0f32; 4];
+            for (axis, field) in displace.iter().enumerate() {
+                d[axis] = field[index];
+            }
+            let pix = [x as f32, y, z, 0.0];
+            let mut sum = acc.map_or(0.0, |a| a[index]);
+            for k in first..first + count {
+                let o = &u.octaves[k as usize];
+                let local: [f32; 4] =
+                    std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a] + d[a] * o.warp[a]);
+                let n = sample(&SamplePoint {
+                    cell: o.cell,
+                    local,
+                    seed: o.seed,
+                    period: o.period,
+                });
+                sum += o.amp * fractal_remap(n, kind);
+            }
+            if finalize != 0 {
+                sum *= norm;
+            }
+            *value = sum;
+        }
+    });
+}
+
+/// Runs a point-wise stage: `inputs` are the materialized fields it reads (0 to 3).
+pub fn run_combine(u: &CombineUniform, inputs: &[&[f32]], out: &mut [f32]) {
+    let op = u.op[0];
+    let k = u.constants;
+    out.par_iter_mut().enumerate().for_each(|(i, value)| {
+        let a = inputs.first().map_or(0.0, |f| f[i]);
+        let b = inputs.get(1).map_or(0.0, |f| f[i]);
+        let c = inputs.get(2).map_or(0.0, |f| f[i]);
+        *value = combine_op(op, a, b, c, k);
+    });
+}

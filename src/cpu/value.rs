@@ -1,0 +1,73 @@
+//! Value noise. Twin of `shaders/value.wgsl`.
+
+use super::fade::{fade, lerp};
+use super::hash::{hash_2d, hash_3d, hash_to_signed, seed_hash, wrap_cell};
+
+#[inline(always)]
+fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {
+    hash_to_signed(hash_2d(
+        [wrap_cell(c[0], period[0]), wrap_cell(c[1], period[1])],
+        seed_h,
+    ))
+}
+
+pub fn value_2d(cell: [i32; 2], local: [f32; 2], seed: u32, period: [i32; 2], fade_kind: u32) -> f32 {
+    let fl = [local[0].floor(), local[1].floor()];
+    let i = [
+        cell[0].wrapping_add(fl[0] as i32),
+        cell[1].wrapping_add(fl[1] as i32),
+    ];
+    let f = [local[0] - fl[0], local[1] - fl[1]];
+    let sh = seed_hash(seed);
+    let a = value_corner_2d(i, period, sh);
+    let b = value_corner_2d([i[0].wrapping_add(1), i[1]], period, sh);
+    let c = value_corner_2d([i[0], i[1].wrapping_add(1)], period, sh);
+    let d = value_corner_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], period, sh);
+    let ux = fade(f[0], fade_kind);
+    let uy = fade(f[1], fade_kind);
+    lerp(lerp(a, b, ux), lerp(c, d, ux), uy)
+}
+
+#[inline(always)]
+fn value_corner_3d(c: [i32; 3], period: [i32; 3], seed_h: u32) -> f32 {
+    hash_to_signed(hash_3d(
+        [
+            wrap_cell(c[0], period[0]),
+            wrap_cell(c[1], period[1]),
+            wrap_cell(c[2], period[2]),
+        ],
+        seed_h,
+    ))
+}
+
+pub fn value_3d(cell: [i32; 3], local: [f32; 3], seed: u32, period: [i32; 3], fade_kind: u32) -> f32 {
+    let fl = local.map(f32::floor);
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let f = [0, 1, 2].map(|k| local[k] - fl[k]);
+    let sh = seed_hash(seed);
+    let ux = fade(f[0], fade_kind);
+    let uy = fade(f[1], fade_kind);
+    let uz = fade(f[2], fade_kind);
+    let corner = |dx: i32, dy: i32, dz: i32| {
+        value_corner_3d(
+            [
+                i[0].wrapping_add(dx),
+                i[1].wrapping_add(dy),
+                i[2].wrapping_add(dz),
+            ],
+            period,
+            sh,
+        )
+    };
+    let z0 = lerp(
+        lerp(corner(0, 0, 0), corner(1, 0, 0), ux),
+        lerp(corner(0, 1, 0), corner(1, 1, 0), ux),
+        uy,
+    );
+    let z1 = lerp(
+        lerp(corner(0, 0, 1), corner(1, 0, 1), ux),
+        lerp(corner(0, 1, 1), corner(1, 1, 1), ux),
+        uy,
+    );
+    lerp(z0, z1, uz)
+}

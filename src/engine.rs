@@ -1,0 +1,135 @@
+//! Running a plan on either path: the GPU executor (`gpu`) or the CPU reference executor
+//! below, which runs the same stages with the same uniforms through the CPU twins.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::field::Field;
+use crate::gpu::{gpu_required, GpuContext, RunOptions};
+use crate::graph::{octave_passes, CombineUniform, NoiseGraph, Plan, StageKind, View};
+
+/// Which path runs a bake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The GPU when an adapter exists (a CPU adapter such as lavapipe counts), else the CPU.
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "auto" => Ok(Backend::Auto),
+            "gpu" => Ok(Backend::Gpu),
+            "cpu" => Ok(Backend::Cpu),
+            other => Err(format!("unknown backend '{other}' (auto, gpu, cpu)")),
+        }
+    }
+}
+
+/// Runs every stage of `plan` on the CPU and returns the fields of the stages in `which`.
+pub fn run_cpu_stages(plan: &Plan, view: &View, options: &RunOptions, which: &[usize]) -> Result<Vec<Field>> {
+    plan.check_view(view)?;
+    let len = view.pixel_count() as usize;
+    let mut fields: Vec<Vec<f32>> = Vec::with_capacity(plan.stages.len());
+    for stage in &plan.stages {
+        let mut out = vec![0f32; len];
+        match &stage.kind {
+            StageKind::Generate(g) => {
+                let base = g.uniforms(plan.seed, view);
+                let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
+                let sampler =
+                    g.family
+                        .cpu_sampler(g.dims(), &g.source.params, base.family, aux);
+                let displace: Vec<&[f32]> = g.displace.iter().map(|&i| fields[i].as_slice()).collect();
+                let passes = octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
+                let mut partial: Option<Vec<f32>> = None;
+                for (i, &(first, count)) in passes.iter().enumerate() {
+                    let mut u = base;
+                    u.size[3] = count;
+                    u.mode[1] = first;
+                    u.mode[2] = u32::from(i == passes.len() - 1);
+                    crate::cpu::stage::run_generate(&u, &sampler, &displace, partial.as_deref(), &mut out);
+                    if i + 1 < passes.len() {
+                        partial = Some(out.clone());
+                    }
+                }
+            }
+            StageKind::Combine { op, inputs } => {
+                let (code, constants) = op.code_and_constants();
+                let u = CombineUniform {
+                    size: [view.size[0], view.size[1], view.size[2], 0],
+                    op: [code, 0, 0, 0],
+                    constants,
+                };
+                let ins: Vec<&[f32]> = inputs.iter().map(|&i| fields[i].as_slice()).collect();
+                crate::cpu::stage::run_combine(&u, &ins, &mut out);
+            }
+        }
+        fields.push(out);
+    }
+    Ok(which
+        .iter()
+        .map(|&i| Field::new(view.size[0], view.size[1], view.size[2], fields[i].clone()))
+        .collect())
+}
+
+/// Runs `plan` on the CPU and returns its target field.
+pub fn run_cpu(plan: &Plan, view: &View, options: &RunOptions) -> Result<Field> {
+    Ok(run_cpu_stages(plan, view, options, &[plan.target])?.remove(0))
+}
+
+/// An executor chosen once: a GPU context or the CPU path.
+pub enum Executor {
+    Gpu(Arc<GpuContext>),
+    Cpu,
+}
+
+impl Executor {
+    /// Picks the path for `backend`. With `Auto`, a missing adapter falls back to the CPU
+    /// unless `NOISEGRAPH_REQUIRE_GPU=1`.
+    pub fn new(backend: Backend) -> Result<Executor> {
+        match backend {
+            Backend::Cpu => Ok(Executor::Cpu),
+            Backend::Gpu => Ok(Executor::Gpu(Arc::new(GpuContext::new()?))),
+            Backend::Auto => match GpuContext::new() {
+                Ok(ctx) => Ok(Executor::Gpu(Arc::new(ctx))),
+                Err(Error::NoAdapter) if !gpu_required() => Ok(Executor::Cpu),
+                Err(e) => Err(e),
+            },
+        }
+    }
+
+    /// Says which path runs, for the tool's stderr line and summaries.
+    pub fn describe(&self) -> String {
+        match self {
+            Executor::Gpu(ctx) => format!("GPU: {}", ctx.describe()),
+            Executor::Cpu => format!(
+                "CPU reference path ({} threads)",
+                rayon::current_num_threads()
+            ),
+        }
+    }
+
+    pub fn run(&self, plan: &Plan, view: &View, options: &RunOptions) -> Result<Field> {
+        match self {
+            Executor::Gpu(ctx) => ctx.run(plan, view, options),
+            Executor::Cpu => run_cpu(plan, view, options),
+        }
+    }
+
+    pub fn run_stages(&self, plan: &Plan, view: &View, options: &RunOptions, which: &[usize]) -> Result<Vec<Field>> {
+        match self {
+            Executor::Gpu(ctx) => ctx.run_stages(plan, view, options, which),
+            Executor::Cpu => run_cpu_stages(plan, view, options, which),
+        }
+    }
+
+    /// Plans and runs `node` (the graph's output when `None`).
+    pub fn bake(&self, graph: &NoiseGraph, node: Option<&str>, view: &View) -> Result<Field> {
+        let plan = Plan::new(graph, node)?;
+        self.run(&plan, view, &RunOptions::default())
+    }
+}

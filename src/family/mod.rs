@@ -1,0 +1,228 @@
+//! Noise families: what each accepts, how its kernel is called, and its CPU twin.
+//!
+//! A family is three things kept side by side: `shaders/<name>.wgsl` (the kernel functions),
+//! `src/cpu/<name>.rs` (their plain-Rust twins) and a `Family` implementation here that
+//! describes its parameters, builds the WGSL call the stage template makes, and hands the CPU
+//! executor the same function. Adding a family means adding those three files and one line
+//! to [`registry`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+mod perlin;
+mod simplex;
+mod value;
+
+/// Parameters every family node accepts, besides its own (see [`Family::params`]).
+pub const COMMON_FAMILY_FIELDS: &[&str] = &[
+    "id",
+    "type",
+    "frequency",
+    "seed_offset",
+    "offset",
+    "dims",
+    "z",
+    "w",
+    "period",
+];
+
+/// The kind and bounds of a family-specific parameter.
+#[derive(Debug, Clone, Copy)]
+pub enum ParamKind {
+    /// A finite number in `[min, max]`.
+    Number { default: f64, min: f64, max: f64 },
+    /// An integer in `[min, max]`.
+    Integer { default: i64, min: i64, max: i64 },
+    /// One of a fixed list of names; the index is what kernels see.
+    Choice {
+        options: &'static [&'static str],
+        default: &'static str,
+    },
+}
+
+/// A family-specific parameter: its JSON name, kind and a one-line explanation.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    pub help: &'static str,
+}
+
+/// A parameter value after validation (defaults filled in).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ParamValue {
+    Number(f64),
+    Integer(i64),
+    /// Index into the options of a `Choice`.
+    Choice(u32),
+}
+
+/// Validated family parameters, keyed by name, every declared parameter present.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FamilyParams {
+    pub values: BTreeMap<String, ParamValue>,
+}
+
+impl FamilyParams {
+    /// The number named `name` (panics only on a programming error: the name is not declared).
+    pub fn number(&self, name: &str) -> f64 {
+        match self.values.get(name) {
+            Some(ParamValue::Number(v)) => *v,
+            Some(ParamValue::Integer(v)) => *v as f64,
+            other => panic!("family parameter {name} is not a number: {other:?}"),
+        }
+    }
+    pub fn integer(&self, name: &str) -> i64 {
+        match self.values.get(name) {
+            Some(ParamValue::Integer(v)) => *v,
+            other => panic!("family parameter {name} is not an integer: {other:?}"),
+        }
+    }
+    pub fn choice(&self, name: &str) -> u32 {
+        match self.values.get(name) {
+            Some(ParamValue::Choice(v)) => *v,
+            other => panic!("family parameter {name} is not a choice: {other:?}"),
+        }
+    }
+}
+
+/// Numbers a kernel reads from the stage uniform (`params.family[0..4]` in WGSL), so that changing
+/// them re-runs a cached pipeline instead of compiling a new one.
+pub type FamilyUniforms = [f32; 16];
+
+/// One sample request, in the form both paths use: `cell` is an integer lattice offset (its
+/// meaning is the family's, see [`Family::split_origin`]) and `local` a small position relative
+/// to it, already scaled by frequency. `period` is 0 on axes that do not tile.
+#[derive(Debug, Clone, Copy)]
+pub struct SamplePoint {
+    pub cell: [i32; 4],
+    pub local: [f32; 4],
+    pub seed: u32,
+    pub period: [i32; 4],
+}
+
+/// The CPU twin of a family, specialised to one node's parameters.
+pub type Sampler = Box<dyn Fn(&SamplePoint) -> f32 + Send + Sync>;
+
+/// Everything a family provides. See the module docs.
+pub trait Family: Send + Sync {
+    /// The JSON `type` name, also the stem of its `.wgsl` and CPU twin files.
+    fn name(&self) -> &'static str;
+    /// One line for listings and the README.
+    fn summary(&self) -> &'static str;
+    /// Supported `dims`.
+    fn dims(&self) -> &'static [u32];
+    /// Its own parameters.
+    fn params(&self) -> &'static [ParamSpec] {
+        &[]
+    }
+    /// Whether `period` (tileable output) is supported.
+    fn supports_period(&self) -> bool {
+        false
+    }
+    /// The documented output range, used to remap to image formats.
+    fn range(&self, dims: u32, params: &FamilyParams) -> (f32, f32);
+    /// Shader files (relative to `shaders/`, without `lib/`) this family calls, dependencies first.
+    fn shader_files(&self) -> &'static [&'static str];
+    /// The WGSL expression the stage evaluates. It may use `cell: vec4<i32>`,
+    /// `local: vec4<f32>`, `seed: u32`, `period: vec4<i32>`, `params.family` (the uniforms, array<vec4<f32>, 4>)
+    /// and, when [`Family::aux_data`] gives data, `aux: array<f32>`.
+    fn wgsl_call(&self, dims: u32, params: &FamilyParams) -> String;
+    /// Numbers passed through the uniform buffer (see [`FamilyUniforms`]).
+    fn uniforms(&self, _dims: u32, _params: &FamilyParams) -> FamilyUniforms {
+        [0.0; 16]
+    }
+    /// Read-only data computed on the host from the node's seed, bound as `aux`
+    /// (for example a wavelet tile or a table of waves).
+    fn aux_data(&self, _dims: u32, _params: &FamilyParams, _seed: u32) -> Option<Vec<f32>> {
+        None
+    }
+    /// The CPU twin of [`Family::wgsl_call`].
+    fn cpu_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        uniforms: FamilyUniforms,
+        aux: Arc<[f32]>,
+    ) -> Sampler;
+    /// Splits a frequency-scaled f64 position into the integer lattice offset and the small
+    /// f32 remainder the kernel works with. The default suits a cubic lattice.
+    fn split_origin(&self, dims: u32, p: [f64; 4], period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
+        split_cubic(dims, p, period)
+    }
+    /// Checks that involve several parameters at once; each error names the field.
+    fn validate(&self, _dims: u32, _params: &FamilyParams) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// Splits on the integer grid: cell = floor(p) (reduced modulo the period where one is
+/// set, wrapping in i32 otherwise), local = p - floor(p).
+pub fn split_cubic(dims: u32, p: [f64; 4], period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
+    let mut cell = [0i32; 4];
+    let mut local = [0f32; 4];
+    for k in 0..dims as usize {
+        let fl = p[k].floor();
+        local[k] = (p[k] - fl) as f32;
+        cell[k] = if period[k] > 0 {
+            fl.rem_euclid(period[k] as f64) as i32
+        } else {
+            wrap_to_i32(fl)
+        };
+    }
+    (cell, local)
+}
+
+/// Splits on a skewed simplex lattice: the cell is the floor of the skewed position, and
+/// local is the remainder mapped back to input space.
+pub fn split_skewed(dims: u32, p: [f64; 4], skew: f64, unskew: f64) -> ([i32; 4], [f32; 4]) {
+    let n = dims as usize;
+    let sum: f64 = p[..n].iter().sum();
+    let mut cell = [0i32; 4];
+    let mut rem = [0f64; 4];
+    for k in 0..n {
+        let s = p[k] + sum * skew;
+        let fl = s.floor();
+        rem[k] = s - fl;
+        cell[k] = wrap_to_i32(fl);
+    }
+    let rsum: f64 = rem[..n].iter().sum();
+    let mut local = [0f32; 4];
+    for k in 0..n {
+        local[k] = (rem[k] - rsum * unskew) as f32;
+    }
+    (cell, local)
+}
+
+/// An integral f64 taken modulo 2^32 into i32, the wrap the integer hash assumes.
+pub fn wrap_to_i32(v: f64) -> i32 {
+    (v.rem_euclid(4294967296.0) as u64 as u32) as i32
+}
+
+/// Every family, in gallery order.
+pub fn registry() -> &'static [&'static dyn Family] {
+    &[&value::Value, &perlin::Perlin, &simplex::Simplex]
+}
+
+/// Looks a family up by its JSON `type` name.
+pub fn lookup(name: &str) -> Option<&'static dyn Family> {
+    registry().iter().copied().find(|f| f.name() == name)
+}
+
+/// Shared parameter: the fade curve of value and Perlin noise.
+pub const FADE_PARAM: ParamSpec = ParamSpec {
+    name: "fade",
+    kind: ParamKind::Choice {
+        options: &["linear", "cubic", "quintic"],
+        default: "quintic",
+    },
+    help: "interpolation curve: linear (C0), cubic 3t^2-2t^3 (C1, Perlin 1985), quintic (C2, Perlin 2002)",
+};
+
+/// Helper for twins: the first two / three components of an array.
+pub fn xy<T: Copy>(v: [T; 4]) -> [T; 2] {
+    [v[0], v[1]]
+}
+pub fn xyz<T: Copy>(v: [T; 4]) -> [T; 3] {
+    [v[0], v[1], v[2]]
+}

@@ -1,0 +1,71 @@
+use std::sync::Arc;
+
+use super::{
+    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, Sampler, FADE_PARAM,
+};
+use crate::cpu::perlin::{perlin_2d, perlin_3d};
+
+pub struct Perlin;
+
+const PARAMS: &[ParamSpec] = &[
+    FADE_PARAM,
+    ParamSpec {
+        name: "gradients",
+        kind: ParamKind::Choice {
+            options: &["improved", "random"],
+            default: "improved",
+        },
+        help: "improved: 8 directions in 2D, the 12 cube edges in 3D (Perlin 2002); random: hashed unit vectors (1985)",
+    },
+];
+
+impl Family for Perlin {
+    fn name(&self) -> &'static str {
+        "perlin"
+    }
+    fn summary(&self) -> &'static str {
+        "gradient noise, zero at lattice points; range +-sqrt(dims)/2 (+-0.7072 in 2D, +-0.8661 in 3D)"
+    }
+    fn dims(&self) -> &'static [u32] {
+        &[2, 3]
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        PARAMS
+    }
+    fn supports_period(&self) -> bool {
+        true
+    }
+    fn range(&self, dims: u32, _params: &FamilyParams) -> (f32, f32) {
+        let r = (dims as f32).sqrt() * 0.5 + 1e-4;
+        (-r, r)
+    }
+    fn shader_files(&self) -> &'static [&'static str] {
+        &["perlin.wgsl"]
+    }
+    fn wgsl_call(&self, dims: u32, params: &FamilyParams) -> String {
+        let fade = params.choice("fade");
+        let grads = params.choice("gradients");
+        match dims {
+            2 => format!("perlin_2d(cell.xy, local.xy, seed, period.xy, {fade}u, {grads}u)"),
+            _ => format!("perlin_3d(cell.xyz, local.xyz, seed, period.xyz, {fade}u, {grads}u)"),
+        }
+    }
+    fn cpu_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Sampler {
+        let fade = params.choice("fade");
+        let grads = params.choice("gradients");
+        match dims {
+            2 => Box::new(move |s| {
+                perlin_2d(xy(s.cell), xy(s.local), s.seed, xy(s.period), fade, grads)
+            }),
+            _ => Box::new(move |s| {
+                perlin_3d(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), fade, grads)
+            }),
+        }
+    }
+}

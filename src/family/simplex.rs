@@ -1,0 +1,53 @@
+use std::sync::Arc;
+
+use super::{split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, Sampler};
+use crate::cpu::simplex::{simplex_2d, simplex_3d};
+
+pub struct Simplex;
+
+/// Skew and unskew factors: (sqrt(n+1) - 1) / n and (n + 1 - sqrt(n+1)) / (n (n+1)).
+pub fn simplex_factors(dims: u32) -> (f64, f64) {
+    let n = dims as f64;
+    let r = (n + 1.0).sqrt();
+    ((r - 1.0) / n, (n + 1.0 - r) / (n * (n + 1.0)))
+}
+
+impl Family for Simplex {
+    fn name(&self) -> &'static str {
+        "simplex"
+    }
+    fn summary(&self) -> &'static str {
+        "simplex gradient noise (Perlin 2001): d+1 corners with radial falloff; range [-1, 1]"
+    }
+    fn dims(&self) -> &'static [u32] {
+        &[2, 3]
+    }
+    fn range(&self, _dims: u32, _params: &FamilyParams) -> (f32, f32) {
+        (-1.0, 1.0)
+    }
+    fn shader_files(&self) -> &'static [&'static str] {
+        &["perlin.wgsl", "simplex.wgsl"]
+    }
+    fn wgsl_call(&self, dims: u32, _params: &FamilyParams) -> String {
+        match dims {
+            2 => "simplex_2d(cell.xy, local.xy, seed)".into(),
+            _ => "simplex_3d(cell.xyz, local.xyz, seed)".into(),
+        }
+    }
+    fn cpu_sampler(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Sampler {
+        match dims {
+            2 => Box::new(|s| simplex_2d(xy(s.cell), xy(s.local), s.seed)),
+            _ => Box::new(|s| simplex_3d(xyz(s.cell), xyz(s.local), s.seed)),
+        }
+    }
+    fn split_origin(&self, dims: u32, p: [f64; 4], _period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
+        let (skew, unskew) = simplex_factors(dims);
+        split_skewed(dims, p, skew, unskew)
+    }
+}

@@ -1,0 +1,52 @@
+use std::sync::Arc;
+
+use super::{xy, xyz, Family, FamilyParams, FamilyUniforms, ParamSpec, Sampler, FADE_PARAM};
+use crate::cpu::value::{value_2d, value_3d};
+
+pub struct Value;
+
+impl Family for Value {
+    fn name(&self) -> &'static str {
+        "value"
+    }
+    fn summary(&self) -> &'static str {
+        "hashed heights at lattice corners, blended by a fade curve; range [-1, 1]"
+    }
+    fn dims(&self) -> &'static [u32] {
+        &[2, 3]
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        &[FADE_PARAM]
+    }
+    fn supports_period(&self) -> bool {
+        true
+    }
+    fn range(&self, _dims: u32, _params: &FamilyParams) -> (f32, f32) {
+        (-1.0, 1.0)
+    }
+    fn shader_files(&self) -> &'static [&'static str] {
+        &["value.wgsl"]
+    }
+    fn wgsl_call(&self, dims: u32, params: &FamilyParams) -> String {
+        let fade = params.choice("fade");
+        match dims {
+            2 => format!("value_2d(cell.xy, local.xy, seed, period.xy, {fade}u)"),
+            _ => format!("value_3d(cell.xyz, local.xyz, seed, period.xyz, {fade}u)"),
+        }
+    }
+    fn cpu_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Sampler {
+        let fade = params.choice("fade");
+        match dims {
+            2 => Box::new(move |s| value_2d(xy(s.cell), xy(s.local), s.seed, xy(s.period), fade)),
+            _ => Box::new(move |s| {
+                value_3d(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), fade)
+            }),
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! `Field`: a materialized grid of f32 samples read back from either path.
+
+/// A width x height x depth grid of samples, x fastest, then y, then z.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    pub data: Vec<f32>,
+}
+
+impl Field {
+    pub fn new(width: u32, height: u32, depth: u32, data: Vec<f32>) -> Self {
+        debug_assert_eq!(data.len(), width as usize * height as usize * depth as usize);
+        Field {
+            width,
+            height,
+            depth,
+            data,
+        }
+    }
+
+    pub fn get(&self, x: u32, y: u32, z: u32) -> f32 {
+        self.data[((z as usize * self.height as usize) + y as usize) * self.width as usize + x as usize]
+    }
+
+    /// (min, max) over finite samples, `None` when there are none.
+    pub fn min_max(&self) -> Option<(f32, f32)> {
+        let mut it = self.data.iter().copied().filter(|v| v.is_finite());
+        let first = it.next()?;
+        Some(it.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
+    }
+
+    /// Largest absolute difference to another field of the same shape (NaN counts as infinite).
+    pub fn max_abs_diff(&self, other: &Field) -> f32 {
+        self.data
+            .iter()
+            .zip(&other.data)
+            .map(|(a, b)| {
+                let d = (a - b).abs();
+                if d.is_nan() {
+                    f32::INFINITY
+                } else {
+                    d
+                }
+            })
+            .fold(0.0, f32::max)
+    }
+}

@@ -1,0 +1,153 @@
+//! Shader assembly: library files, the family's kernel files, a generated prelude (bindings
+//! and helpers for this stage's texture shape and inputs) and the stage template.
+//! The assembled source is also the pipeline cache key.
+
+use crate::graph::GenerateStage;
+
+include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+
+/// Workgroup shape of every stage: 8 x 8 invocations (see BENCHMARKS.md for the measurement).
+pub const WORKGROUP: [u32; 2] = [8, 8];
+
+/// The source of one file under `shaders/`.
+pub fn shader_file(path: &str) -> Option<&'static str> {
+    SHADER_FILES
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, source)| *source)
+}
+
+/// Every embedded shader path.
+pub fn shader_paths() -> impl Iterator<Item = &'static str> {
+    SHADER_FILES.iter().map(|(p, _)| *p)
+}
+
+fn library() -> String {
+    let mut s = String::new();
+    for (path, source) in SHADER_FILES {
+        if path.starts_with("lib/") {
+            s.push_str(&format!("// ---- {path}\n{source}\n"));
+        }
+    }
+    s
+}
+
+/// The binding shape of a generate stage; one bind group layout per distinct shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GenerateLayout {
+    /// 3D textures (a volume) instead of 2D.
+    pub volume: bool,
+    /// Reads the partial octave sum of an earlier pass.
+    pub partial: bool,
+    /// Number of displacement fields (0 when not warped).
+    pub displace: u32,
+    /// Binds the family's auxiliary data.
+    pub aux: bool,
+}
+
+/// Binding numbers, shared with the bind group code.
+pub const BINDING_PARAMS: u32 = 0;
+pub const BINDING_OUT: u32 = 1;
+pub const BINDING_PARTIAL: u32 = 2;
+pub const BINDING_DISPLACE: u32 = 3;
+pub const BINDING_AUX: u32 = 7;
+pub const BINDING_INPUTS: u32 = 2;
+
+fn texture_types(volume: bool) -> (&'static str, &'static str, &'static str) {
+    if volume {
+        ("texture_storage_3d<r32float, write>", "texture_3d<f32>", "vec3<i32>(p)")
+    } else {
+        ("texture_storage_2d<r32float, write>", "texture_2d<f32>", "vec2<i32>(p.xy)")
+    }
+}
+
+fn common_prelude(volume: bool, uniform_type: &str) -> String {
+    let (storage, _, coords) = texture_types(volume);
+    format!(
+        "const WORKGROUP_X: u32 = {}u;\nconst WORKGROUP_Y: u32 = {}u;\n\
+         @group(0) @binding({BINDING_PARAMS}) var<uniform> params: {uniform_type};\n\
+         @group(0) @binding({BINDING_OUT}) var out_tex: {storage};\n\
+         fn store_out(p: vec3<u32>, v: f32) {{ textureStore(out_tex, {coords}, vec4<f32>(v, 0.0, 0.0, 1.0)); }}\n",
+        WORKGROUP[0], WORKGROUP[1]
+    )
+}
+
+/// The full WGSL source of a generate stage.
+pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String {
+    let (_, sampled, coords) = texture_types(layout.volume);
+    let mut s = library();
+    for file in stage.family.shader_files() {
+        let source = shader_file(file).unwrap_or_else(|| panic!("family {} names missing shader {file}", stage.family.name()));
+        s.push_str(&format!("// ---- {file}\n{source}\n"));
+    }
+    s.push_str("// ---- generated prelude\n");
+    s.push_str(&common_prelude(layout.volume, "StageParams"));
+    if layout.partial {
+        s.push_str(&format!(
+            "@group(0) @binding({BINDING_PARTIAL}) var partial_tex: {sampled};\n\
+             fn load_partial(p: vec3<u32>) -> f32 {{ return textureLoad(partial_tex, {coords}, 0).x; }}\n"
+        ));
+    } else {
+        s.push_str("fn load_partial(p: vec3<u32>) -> f32 { return 0.0; }\n");
+    }
+    let mut parts = Vec::new();
+    for i in 0..layout.displace {
+        s.push_str(&format!(
+            "@group(0) @binding({}) var displace{i}: {sampled};\n",
+            BINDING_DISPLACE + i
+        ));
+        parts.push(format!("textureLoad(displace{i}, {coords}, 0).x"));
+    }
+    while parts.len() < 4 {
+        parts.push("0.0".into());
+    }
+    s.push_str(&format!(
+        "fn load_displace(p: vec3<u32>) -> vec4<f32> {{ return vec4<f32>({}); }}\n",
+        parts.join(", ")
+    ));
+    if layout.aux {
+        s.push_str(&format!(
+            "@group(0) @binding({BINDING_AUX}) var<storage, read> aux: array<f32>;\n"
+        ));
+    }
+    s.push_str(&format!(
+        "fn sample_family(cell: vec4<i32>, local: vec4<f32>, seed: u32, period: vec4<i32>) -> f32 {{\n    return {};\n}}\n",
+        stage.family.wgsl_call(stage.dims(), &stage.source.params)
+    ));
+    s.push_str("// ---- stage.wgsl\n");
+    s.push_str(shader_file("stage.wgsl").expect("stage.wgsl is embedded"));
+    s
+}
+
+/// The full WGSL source of a point-wise stage with `inputs` fields.
+pub fn combine_source(volume: bool, inputs: u32) -> String {
+    let (_, sampled, coords) = texture_types(volume);
+    let mut s = common_prelude(volume, "CombineParams");
+    let mut cases = String::new();
+    for i in 0..inputs {
+        s.push_str(&format!(
+            "@group(0) @binding({}) var input{i}: {sampled};\n",
+            BINDING_INPUTS + i
+        ));
+        cases.push_str(&format!(
+            "        case {i}u: {{ return textureLoad(input{i}, {coords}, 0).x; }}\n"
+        ));
+    }
+    s.push_str(&format!(
+        "fn load_input(i: u32, p: vec3<u32>) -> f32 {{\n    switch i {{\n{cases}        default: {{ return 0.0; }}\n    }}\n}}\n"
+    ));
+    s.push_str(shader_file("combine.wgsl").expect("combine.wgsl is embedded"));
+    s
+}
+
+/// Parses and validates WGSL with naga, as the device would; returns the error text.
+pub fn validate_wgsl(source: &str) -> Result<(), String> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| e.emit_to_string(source))?;
+    Ok(())
+}

@@ -1,0 +1,170 @@
+//! Compute pipelines cached by their assembled shader source: compiling the same graph twice,
+//! or re-running it with other numbers (which travel in uniforms), creates no new pipeline.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::assemble::{
+    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS,
+    BINDING_PARTIAL,
+};
+use crate::error::{Error, Result};
+
+/// A compiled pipeline and the layout of its bind group.
+pub struct CachedPipeline {
+    pub pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+}
+
+/// The binding shape of a stage, generate or point-wise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LayoutKey {
+    Generate(GenerateLayout),
+    Combine { volume: bool, inputs: u32 },
+}
+
+#[derive(Default)]
+pub struct PipelineCache {
+    pipelines: Mutex<HashMap<String, Arc<CachedPipeline>>>,
+    creations: AtomicUsize,
+}
+
+fn sampled_entry(binding: u32, volume: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: if volume {
+                wgpu::TextureViewDimension::D3
+            } else {
+                wgpu::TextureViewDimension::D2
+            },
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let volume = match key {
+        LayoutKey::Generate(g) => g.volume,
+        LayoutKey::Combine { volume, .. } => volume,
+    };
+    let mut entries = vec![
+        wgpu::BindGroupLayoutEntry {
+            binding: BINDING_PARAMS,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        },
+        wgpu::BindGroupLayoutEntry {
+            binding: BINDING_OUT,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format: wgpu::TextureFormat::R32Float,
+                view_dimension: if volume {
+                    wgpu::TextureViewDimension::D3
+                } else {
+                    wgpu::TextureViewDimension::D2
+                },
+            },
+            count: None,
+        },
+    ];
+    match key {
+        LayoutKey::Generate(g) => {
+            if g.partial {
+                entries.push(sampled_entry(BINDING_PARTIAL, volume));
+            }
+            for i in 0..g.displace {
+                entries.push(sampled_entry(BINDING_DISPLACE + i, volume));
+            }
+            if g.aux {
+                entries.push(wgpu::BindGroupLayoutEntry {
+                    binding: BINDING_AUX,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                });
+            }
+        }
+        LayoutKey::Combine { inputs, .. } => {
+            for i in 0..inputs {
+                entries.push(sampled_entry(BINDING_INPUTS + i, volume));
+            }
+        }
+    }
+    entries
+}
+
+impl PipelineCache {
+    /// Pipelines compiled so far (cache misses).
+    pub fn creations(&self) -> usize {
+        self.creations.load(Ordering::SeqCst)
+    }
+
+    /// Number of distinct pipelines held.
+    pub fn len(&self) -> usize {
+        self.pipelines.lock().map(|p| p.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The pipeline for `source`, compiled on first use.
+    pub fn get(
+        &self,
+        device: &wgpu::Device,
+        source: &str,
+        key: LayoutKey,
+    ) -> Result<Arc<CachedPipeline>> {
+        let mut map = self
+            .pipelines
+            .lock()
+            .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?;
+        if let Some(p) = map.get(source) {
+            return Ok(p.clone());
+        }
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("noisegraph stage"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("noisegraph stage"),
+            entries: &layout_entries(key),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("noisegraph stage"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("noisegraph stage"),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(err) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("compiling a stage pipeline failed: {err}")));
+        }
+        self.creations.fetch_add(1, Ordering::SeqCst);
+        let cached = Arc::new(CachedPipeline { pipeline, layout });
+        map.insert(source.to_string(), cached.clone());
+        Ok(cached)
+    }
+}

@@ -1,0 +1,95 @@
+//! Readback of an R32Float texture of any size: rows padded to 256 bytes
+//! (`COPY_BYTES_PER_ROW_ALIGNMENT`) for the copy, the padding stripped on the way out. Large
+//! textures come back in bands through one reused staging buffer, so the host holds the
+//! output plus one band, never a second full copy.
+
+use crate::error::{Error, Result};
+
+/// Upper bound of the staging buffer, in bytes.
+pub const STAGING_BYTES: u64 = 64 << 20;
+
+/// Reads `texture` (width x height x depth, R32Float) into a Vec, x fastest.
+pub fn read_texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    size: [u32; 3],
+) -> Result<Vec<f32>> {
+    let [width, height, depth] = size;
+    let row_bytes = width as u64 * 4;
+    let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64;
+    let padded = row_bytes.div_ceil(align) * align;
+    let rows_per_band = (STAGING_BYTES / padded).clamp(1, height as u64) as u32;
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("noisegraph readback"),
+        size: padded * rows_per_band as u64,
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut out = Vec::with_capacity(width as usize * height as usize * depth as usize);
+    for z in 0..depth {
+        let mut y = 0;
+        while y < height {
+            let rows = rows_per_band.min(height - y);
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("noisegraph readback"),
+            });
+            encoder.copy_texture_to_buffer(
+                wgpu::TexelCopyTextureInfo {
+                    texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d { x: 0, y, z },
+                    aspect: wgpu::TextureAspect::All,
+                },
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &staging,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(padded as u32),
+                        rows_per_image: Some(rows),
+                    },
+                },
+                wgpu::Extent3d {
+                    width,
+                    height: rows,
+                    depth_or_array_layers: 1,
+                },
+            );
+            let index = queue.submit(Some(encoder.finish()));
+            let used = padded * rows as u64;
+            let slice = staging.slice(..used);
+            let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+            slice.map_async(wgpu::MapMode::Read, move |r| {
+                let _ = sender.send(r);
+            });
+            device
+                .poll(wgpu::PollType::Wait {
+                    submission_index: Some(index),
+                    timeout: None,
+                })
+                .map_err(|e| Error::Gpu(format!("waiting for readback failed: {e}")))?;
+            match pollster::block_on(receiver.receive()) {
+                Some(Ok(())) => {}
+                Some(Err(e)) => return Err(Error::Gpu(format!("mapping readback buffer failed: {e}"))),
+                None => return Err(Error::Gpu("readback buffer mapping was dropped".into())),
+            }
+            {
+                let view = slice
+                    .get_mapped_range()
+                    .map_err(|e| Error::Gpu(format!("reading mapped buffer failed: {e:?}")))?;
+                for r in 0..rows as u64 {
+                    let start = (r * padded) as usize;
+                    let bytes = &view[start..start + row_bytes as usize];
+                    out.extend(
+                        bytes
+                            .chunks_exact(4)
+                            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                    );
+                }
+            }
+            staging.unmap();
+            y += rows;
+        }
+    }
+    Ok(out)
+}

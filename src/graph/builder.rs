@@ -1,0 +1,140 @@
+//! A Rust builder with the same power as the JSON format: it writes the same JSON objects
+//! and `build` runs them through the same parser, so a builder graph and its JSON agree by
+//! construction.
+
+use serde_json::{json, Map, Value};
+
+use super::NoiseGraph;
+use crate::error::GraphErrors;
+
+/// Builds a [`NoiseGraph`] node by node.
+///
+/// ```
+/// use noisegraph::GraphBuilder;
+/// let mut b = GraphBuilder::new(1337);
+/// b.node("base", "perlin").frequency(4.0);
+/// b.fractal("terrain", "fbm", "base").octaves(6).gain(0.5);
+/// let graph = b.output("terrain").build().unwrap();
+/// assert_eq!(graph.nodes.len(), 2);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct GraphBuilder {
+    seed: u32,
+    output: Option<String>,
+    nodes: Vec<Map<String, Value>>,
+}
+
+/// Sets the fields of one node; returned by the [`GraphBuilder`] methods.
+pub struct NodeBuilder<'a> {
+    map: &'a mut Map<String, Value>,
+}
+
+impl GraphBuilder {
+    pub fn new(seed: u32) -> Self {
+        GraphBuilder {
+            seed,
+            ..Default::default()
+        }
+    }
+
+    /// Adds a node of any `type` (a family name, `fbm`, `warp`, `add`, ...).
+    pub fn node(&mut self, id: &str, type_name: &str) -> NodeBuilder<'_> {
+        let mut map = Map::new();
+        map.insert("id".into(), json!(id));
+        map.insert("type".into(), json!(type_name));
+        self.nodes.push(map);
+        NodeBuilder {
+            map: self.nodes.last_mut().expect("just pushed"),
+        }
+    }
+
+    /// Adds a fractal node (`fbm`, `ridged` or `billow`) over a family node.
+    pub fn fractal(&mut self, id: &str, kind: &str, source: &str) -> NodeBuilder<'_> {
+        self.node(id, kind).set("source", source)
+    }
+
+    /// Adds a warp of a generator by displacement fields.
+    pub fn warp(&mut self, id: &str, source: &str, displace: &[&str], amplitude: f64) -> NodeBuilder<'_> {
+        self.node(id, "warp")
+            .set("source", source)
+            .set("displace", displace)
+            .set("amplitude", amplitude)
+    }
+
+    /// Adds a point-wise node; one input goes in `source`, several in `inputs`.
+    pub fn pointwise(&mut self, id: &str, op: &str, inputs: &[&str]) -> NodeBuilder<'_> {
+        let node = self.node(id, op);
+        match inputs {
+            [] => node,
+            [single] => node.set("source", *single),
+            many => node.set("inputs", many),
+        }
+    }
+
+    /// The node baked by default.
+    pub fn output(&mut self, id: &str) -> &mut Self {
+        self.output = Some(id.to_string());
+        self
+    }
+
+    /// The graph as JSON, exactly what `build` parses.
+    pub fn to_json(&self) -> Value {
+        let mut top = Map::new();
+        top.insert("seed".into(), json!(self.seed));
+        if let Some(o) = &self.output {
+            top.insert("output".into(), json!(o));
+        }
+        top.insert(
+            "nodes".into(),
+            Value::Array(self.nodes.iter().cloned().map(Value::Object).collect()),
+        );
+        Value::Object(top)
+    }
+
+    /// Validates and builds the graph (every problem reported, as for JSON input).
+    pub fn build(&self) -> Result<NoiseGraph, GraphErrors> {
+        NoiseGraph::from_value(&self.to_json())
+    }
+}
+
+impl NodeBuilder<'_> {
+    /// Sets any field by its JSON name (family parameters such as `fade`, `jitter`, ...).
+    pub fn set(self, key: &str, value: impl Into<Value>) -> Self {
+        self.map.insert(key.to_string(), value.into());
+        self
+    }
+    pub fn frequency(self, f: f64) -> Self {
+        self.set("frequency", f)
+    }
+    /// One frequency per axis.
+    pub fn frequency_axes(self, f: &[f64]) -> Self {
+        self.set("frequency", f)
+    }
+    pub fn seed_offset(self, s: i64) -> Self {
+        self.set("seed_offset", s)
+    }
+    pub fn offset(self, o: &[f64]) -> Self {
+        self.set("offset", o)
+    }
+    pub fn dims(self, d: u32) -> Self {
+        self.set("dims", d)
+    }
+    pub fn z(self, z: f64) -> Self {
+        self.set("z", z)
+    }
+    pub fn w(self, w: f64) -> Self {
+        self.set("w", w)
+    }
+    pub fn period(self, p: u32) -> Self {
+        self.set("period", p)
+    }
+    pub fn octaves(self, n: u32) -> Self {
+        self.set("octaves", n)
+    }
+    pub fn lacunarity(self, l: f64) -> Self {
+        self.set("lacunarity", l)
+    }
+    pub fn gain(self, g: f64) -> Self {
+        self.set("gain", g)
+    }
+}

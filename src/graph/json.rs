@@ -1,0 +1,576 @@
+//! The JSON graph format (DESIGN.md): parsing with every problem collected, and writing back.
+
+use serde_json::{json, Map, Value};
+
+use super::node::*;
+use super::NoiseGraph;
+use crate::error::{GraphErrors, GraphIssue};
+use crate::family::{self, FamilyParams, ParamKind, ParamValue, COMMON_FAMILY_FIELDS};
+
+/// Largest octave count a fractal node accepts.
+pub const MAX_OCTAVES: u32 = 32;
+
+/// Reads one JSON object, remembering which keys were used so the rest can be reported as
+/// unknown (a typo must not be silently ignored).
+struct Reader<'a> {
+    node: Option<String>,
+    obj: &'a Map<String, Value>,
+    used: Vec<&'static str>,
+    issues: &'a mut Vec<GraphIssue>,
+}
+
+impl<'a> Reader<'a> {
+    fn issue(&mut self, field: &str, message: impl Into<String>) {
+        self.issues.push(GraphIssue {
+            node: self.node.clone(),
+            field: field.to_string(),
+            message: message.into(),
+        });
+    }
+
+    fn get(&mut self, key: &'static str) -> Option<&'a Value> {
+        self.used.push(key);
+        self.obj.get(key)
+    }
+
+    fn number_value(&mut self, key: &str, v: &Value) -> Option<f64> {
+        match v.as_f64() {
+            Some(x) if x.is_finite() => Some(x),
+            _ => {
+                self.issue(key, format!("must be a finite number (got {v})"));
+                None
+            }
+        }
+    }
+
+    /// A finite number, `default` when absent.
+    fn number(&mut self, key: &'static str, default: f64) -> f64 {
+        match self.get(key) {
+            None => default,
+            Some(v) => self.number_value(key, v).unwrap_or(default),
+        }
+    }
+
+    fn positive(&mut self, key: &'static str, default: f64) -> f64 {
+        let v = self.number(key, default);
+        if v <= 0.0 {
+            self.issue(key, format!("must be greater than 0 (got {v})"));
+            return default;
+        }
+        v
+    }
+
+    fn integer(&mut self, key: &'static str, default: i64) -> i64 {
+        match self.get(key) {
+            None => default,
+            Some(v) => match v.as_i64() {
+                Some(i) => i,
+                None => {
+                    self.issue(key, format!("must be an integer (got {v})"));
+                    default
+                }
+            },
+        }
+    }
+
+    fn string(&mut self, key: &'static str) -> Option<String> {
+        match self.get(key) {
+            None => {
+                self.issue(key, "is required");
+                None
+            }
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v) => {
+                self.issue(key, format!("must be a node id string (got {v})"));
+                None
+            }
+        }
+    }
+
+    fn string_list(&mut self, key: &'static str) -> Vec<String> {
+        match self.get(key) {
+            None => {
+                self.issue(key, "is required");
+                vec![]
+            }
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
+                .iter()
+                .map(|s| s.as_str().unwrap_or_default().to_string())
+                .collect(),
+            Some(v) => {
+                self.issue(key, format!("must be a list of node ids (got {v})"));
+                vec![]
+            }
+        }
+    }
+
+    /// A number for every axis, or a list of one per axis (missing axes repeat the last).
+    fn per_axis(&mut self, key: &'static str, default: f64, positive: bool) -> [f64; 4] {
+        let raw: Vec<Value> = match self.get(key) {
+            None => return [default; 4],
+            Some(Value::Array(items)) if !items.is_empty() && items.len() <= 4 => items.clone(),
+            Some(v @ Value::Number(_)) => vec![v.clone()],
+            Some(v) => {
+                self.issue(key, format!("must be a number or a list of 1 to 4 numbers (got {v})"));
+                return [default; 4];
+            }
+        };
+        let mut out = [default; 4];
+        for (i, v) in raw.iter().enumerate() {
+            match self.number_value(key, v) {
+                Some(x) if positive && x <= 0.0 => {
+                    self.issue(key, format!("must be greater than 0 (got {x})"));
+                }
+                Some(x) => out[i] = x,
+                None => {}
+            }
+        }
+        for i in raw.len()..4 {
+            out[i] = out[raw.len() - 1];
+        }
+        out
+    }
+
+    fn finish(self) {
+        let mut unknown: Vec<&String> = self
+            .obj
+            .keys()
+            .filter(|k| !self.used.contains(&k.as_str()))
+            .collect();
+        unknown.sort();
+        let used = self.used.clone();
+        let node = self.node.clone();
+        for key in unknown {
+            let hint = used
+                .iter()
+                .filter(|u| **u != "id" && **u != "type")
+                .map(|u| (edit_distance(key, u), *u))
+                .min()
+                .filter(|(d, _)| *d <= 2)
+                .map(|(_, u)| format!(" (did you mean '{u}'?)"))
+                .unwrap_or_default();
+            self.issues.push(GraphIssue {
+                node: node.clone(),
+                field: key.clone(),
+                message: format!("unknown parameter{hint}"),
+            });
+        }
+    }
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
+    let frequency = r.per_axis("frequency", 1.0, true);
+    let seed_offset = r.integer("seed_offset", 0);
+    let offset = r.per_axis("offset", 0.0, false);
+    let dims = r.integer("dims", fam.dims()[0] as i64);
+    let dims = if fam.dims().contains(&(dims as u32)) && dims > 0 {
+        dims as u32
+    } else {
+        r.issue(
+            "dims",
+            format!(
+                "{} supports dims {:?} (got {dims})",
+                fam.name(),
+                fam.dims()
+            ),
+        );
+        fam.dims()[0]
+    };
+    let z = r.number("z", 0.0);
+    let w = r.number("w", 0.0);
+    let period = match r.get("period") {
+        None => None,
+        Some(v) => {
+            let items: Vec<&Value> = match v {
+                Value::Array(items) if !items.is_empty() && items.len() <= 4 => items.iter().collect(),
+                other => vec![other],
+            };
+            let mut out = [0u32; 4];
+            let mut ok = true;
+            for (i, item) in items.iter().enumerate() {
+                match item.as_u64() {
+                    Some(p) if p >= 1 && p <= i32::MAX as u64 => out[i] = p as u32,
+                    _ => {
+                        r.issue("period", format!("must be a positive integer number of cells, or a list of them (got {item})"));
+                        ok = false;
+                    }
+                }
+            }
+            for i in items.len()..4 {
+                out[i] = out[items.len() - 1];
+            }
+            if ok && !fam.supports_period() {
+                r.issue("period", format!("{} does not support tileable output", fam.name()));
+                ok = false;
+            }
+            ok.then_some(out)
+        }
+    };
+    let mut params = FamilyParams::default();
+    for spec in fam.params() {
+        let raw = r.get(spec.name);
+        let value = match (spec.kind, raw) {
+            (ParamKind::Number { default, .. }, None) => ParamValue::Number(default),
+            (ParamKind::Number { default, min, max }, Some(v)) => match v.as_f64() {
+                Some(x) if x.is_finite() && x >= min && x <= max => ParamValue::Number(x),
+                _ => {
+                    r.issue(spec.name, format!("must be a finite number in [{min}, {max}] (got {v})"));
+                    ParamValue::Number(default)
+                }
+            },
+            (ParamKind::Integer { default, .. }, None) => ParamValue::Integer(default),
+            (ParamKind::Integer { default, min, max }, Some(v)) => match v.as_i64() {
+                Some(x) if x >= min && x <= max => ParamValue::Integer(x),
+                _ => {
+                    r.issue(spec.name, format!("must be an integer in [{min}, {max}] (got {v})"));
+                    ParamValue::Integer(default)
+                }
+            },
+            (ParamKind::Choice { options, default }, raw) => {
+                let name = match raw {
+                    None => default,
+                    Some(Value::String(s)) => s.as_str(),
+                    Some(_) => "",
+                };
+                match options.iter().position(|o| *o == name) {
+                    Some(i) => ParamValue::Choice(i as u32),
+                    None => {
+                        r.issue(
+                            spec.name,
+                            format!("must be one of {} (got {})", options.join(", "), raw.map(|v| v.to_string()).unwrap_or_default()),
+                        );
+                        ParamValue::Choice(options.iter().position(|o| *o == default).unwrap_or(0) as u32)
+                    }
+                }
+            }
+        };
+        params.values.insert(spec.name.to_string(), value);
+    }
+    for (field, message) in fam.validate(dims, &params) {
+        r.issue(&field, message);
+    }
+    for key in COMMON_FAMILY_FIELDS {
+        r.used.push(key);
+    }
+    FamilyNode {
+        family: fam.name().to_string(),
+        frequency,
+        seed_offset,
+        offset,
+        dims,
+        z,
+        w,
+        period,
+        params,
+    }
+}
+
+fn parse_node(r: &mut Reader, type_name: &str) -> Option<NodeKind> {
+    if let Some(fam) = family::lookup(type_name) {
+        return Some(NodeKind::Family(parse_family(r, fam)));
+    }
+    let fractal = match type_name {
+        "fbm" => Some(FractalKind::Fbm),
+        "ridged" => Some(FractalKind::Ridged),
+        "billow" => Some(FractalKind::Billow),
+        _ => None,
+    };
+    if let Some(kind) = fractal {
+        let source = r.string("source").unwrap_or_default();
+        let octaves = r.integer("octaves", 6);
+        if !(1..=MAX_OCTAVES as i64).contains(&octaves) {
+            r.issue("octaves", format!("must be between 1 and {MAX_OCTAVES} (got {octaves})"));
+        }
+        let lacunarity = r.positive("lacunarity", 2.0);
+        let gain = r.number("gain", 0.5);
+        let seed_offset = r.integer("seed_offset", 0);
+        let offset = r.per_axis("offset", 0.0, false);
+        return Some(NodeKind::Fractal(FractalNode {
+            kind,
+            source,
+            octaves: octaves.clamp(1, MAX_OCTAVES as i64) as u32,
+            lacunarity,
+            gain,
+            seed_offset,
+            offset,
+        }));
+    }
+    if type_name == "warp" {
+        let source = r.string("source").unwrap_or_default();
+        let displace = r.string_list("displace");
+        let amplitude = r.number("amplitude", 1.0);
+        return Some(NodeKind::Warp(WarpNode {
+            source,
+            displace,
+            amplitude,
+        }));
+    }
+    let op = match type_name {
+        "add" => PointwiseOp::Add,
+        "sub" => PointwiseOp::Sub,
+        "mul" => PointwiseOp::Mul,
+        "min" => PointwiseOp::Min,
+        "max" => PointwiseOp::Max,
+        "mix" => PointwiseOp::Mix,
+        "abs" => PointwiseOp::Abs,
+        "neg" => PointwiseOp::Neg,
+        "clamp" => {
+            let min = r.number("min", 0.0);
+            let max = r.number("max", 1.0);
+            if min > max {
+                r.issue("max", format!("must be >= min ({min}) (got {max})"));
+            }
+            PointwiseOp::Clamp { min, max }
+        }
+        "remap" => {
+            let from = r.per_axis("from", 0.0, false);
+            let to = r.per_axis("to", 0.0, false);
+            if from[0] == from[1] {
+                r.issue("from", "the two ends must differ");
+            }
+            PointwiseOp::Remap {
+                from: [from[0], from[1]],
+                to: [to[0], to[1]],
+            }
+        }
+        "constant" => PointwiseOp::Constant {
+            value: r.number("value", 0.0),
+        },
+        "scale_bias" => PointwiseOp::ScaleBias {
+            scale: r.number("scale", 1.0),
+            bias: r.number("bias", 0.0),
+        },
+        _ => {
+            let families: Vec<&str> = family::registry().iter().map(|f| f.name()).collect();
+            r.issue(
+                "type",
+                format!(
+                    "unknown node type '{type_name}' (families: {}; fractals: fbm, ridged, billow; warp; point-wise: {})",
+                    families.join(", "),
+                    PointwiseOp::NAMES.join(", ")
+                ),
+            );
+            return None;
+        }
+    };
+    let inputs = match op.arity() {
+        0 => vec![],
+        1 => r.string("source").into_iter().collect(),
+        n => {
+            let inputs = r.string_list("inputs");
+            if inputs.len() != n {
+                r.issue("inputs", format!("{} takes {n} inputs (got {})", op.name(), inputs.len()));
+            }
+            inputs
+        }
+    };
+    Some(NodeKind::Pointwise(PointwiseNode { op, inputs }))
+}
+
+/// Parses a graph, collecting every problem (format and structure).
+pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
+    let mut issues = Vec::new();
+    let Some(obj) = value.as_object() else {
+        return Err(GraphErrors(vec![GraphIssue {
+            node: None,
+            field: "graph".into(),
+            message: "must be a JSON object with seed, output and nodes".into(),
+        }]));
+    };
+    let mut top = Reader {
+        node: None,
+        obj,
+        used: vec![],
+        issues: &mut issues,
+    };
+    let seed = match top.get("seed") {
+        None => 0,
+        Some(v) => match v.as_u64() {
+            Some(s) if s <= u32::MAX as u64 => s as u32,
+            _ => {
+                top.issue("seed", format!("must be an integer in [0, 4294967295] (got {v})"));
+                0
+            }
+        },
+    };
+    let output = top.string("output").unwrap_or_default();
+    let raw_nodes = match top.get("nodes") {
+        Some(Value::Array(items)) => items.clone(),
+        Some(v) => {
+            top.issue("nodes", format!("must be a list of nodes (got {v})"));
+            vec![]
+        }
+        None => {
+            top.issue("nodes", "is required");
+            vec![]
+        }
+    };
+    top.finish();
+
+    let mut nodes = Vec::new();
+    for (index, raw) in raw_nodes.iter().enumerate() {
+        let Some(obj) = raw.as_object() else {
+            issues.push(GraphIssue {
+                node: None,
+                field: format!("nodes[{index}]"),
+                message: "must be an object".into(),
+            });
+            continue;
+        };
+        let id = match obj.get("id") {
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            other => {
+                issues.push(GraphIssue {
+                    node: None,
+                    field: format!("nodes[{index}].id"),
+                    message: format!("must be a non-empty string (got {})", other.map(|v| v.to_string()).unwrap_or("nothing".into())),
+                });
+                format!("nodes[{index}]")
+            }
+        };
+        let mut r = Reader {
+            node: Some(id.clone()),
+            obj,
+            used: vec!["id", "type"],
+            issues: &mut issues,
+        };
+        let type_name = match obj.get("type") {
+            Some(Value::String(s)) => s.clone(),
+            _ => {
+                r.issue("type", "is required: a family, fbm/ridged/billow, warp or a point-wise operation");
+                continue;
+            }
+        };
+        if let Some(kind) = parse_node(&mut r, &type_name) {
+            r.finish();
+            nodes.push(Node { id, kind });
+        }
+    }
+    let graph = NoiseGraph {
+        seed,
+        output,
+        nodes,
+    };
+    issues.extend(super::validate::structure(&graph));
+    if issues.is_empty() {
+        Ok(graph)
+    } else {
+        Err(GraphErrors(issues))
+    }
+}
+
+/// Parses JSON text; a syntax error is reported with its line and column.
+pub fn parse_str(text: &str) -> Result<NoiseGraph, GraphErrors> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        GraphErrors(vec![GraphIssue {
+            node: None,
+            field: "graph".into(),
+            message: format!("not valid JSON: {e}"),
+        }])
+    })?;
+    parse(&value)
+}
+
+fn axis_json(v: [f64; 4], dims: usize) -> Value {
+    if v.iter().all(|x| *x == v[0]) {
+        json!(v[0])
+    } else {
+        json!(v[..dims.max(2)].to_vec())
+    }
+}
+
+/// Writes a graph back as JSON (every parameter explicit).
+pub fn to_value(graph: &NoiseGraph) -> Value {
+    let nodes: Vec<Value> = graph
+        .nodes
+        .iter()
+        .map(|node| {
+            let mut m = Map::new();
+            m.insert("id".into(), json!(node.id));
+            m.insert("type".into(), json!(node.type_name()));
+            match &node.kind {
+                NodeKind::Family(f) => {
+                    let fam = family::lookup(&f.family).expect("validated family");
+                    m.insert("frequency".into(), axis_json(f.frequency, 4));
+                    m.insert("seed_offset".into(), json!(f.seed_offset));
+                    m.insert("offset".into(), axis_json(f.offset, 4));
+                    m.insert("dims".into(), json!(f.dims));
+                    m.insert("z".into(), json!(f.z));
+                    m.insert("w".into(), json!(f.w));
+                    if let Some(p) = f.period {
+                        m.insert("period".into(), json!(p.to_vec()));
+                    }
+                    for spec in fam.params() {
+                        let v = match (spec.kind, f.params.values.get(spec.name)) {
+                            (ParamKind::Choice { options, .. }, Some(ParamValue::Choice(i))) => {
+                                json!(options[*i as usize])
+                            }
+                            (_, Some(ParamValue::Number(x))) => json!(x),
+                            (_, Some(ParamValue::Integer(x))) => json!(x),
+                            _ => continue,
+                        };
+                        m.insert(spec.name.into(), v);
+                    }
+                }
+                NodeKind::Fractal(f) => {
+                    m.insert("source".into(), json!(f.source));
+                    m.insert("octaves".into(), json!(f.octaves));
+                    m.insert("lacunarity".into(), json!(f.lacunarity));
+                    m.insert("gain".into(), json!(f.gain));
+                    m.insert("seed_offset".into(), json!(f.seed_offset));
+                    m.insert("offset".into(), axis_json(f.offset, 4));
+                }
+                NodeKind::Warp(w) => {
+                    m.insert("source".into(), json!(w.source));
+                    m.insert("displace".into(), json!(w.displace));
+                    m.insert("amplitude".into(), json!(w.amplitude));
+                }
+                NodeKind::Pointwise(p) => {
+                    match p.op.arity() {
+                        0 => {}
+                        1 => {
+                            m.insert("source".into(), json!(p.inputs[0]));
+                        }
+                        _ => {
+                            m.insert("inputs".into(), json!(p.inputs));
+                        }
+                    }
+                    match p.op {
+                        PointwiseOp::Clamp { min, max } => {
+                            m.insert("min".into(), json!(min));
+                            m.insert("max".into(), json!(max));
+                        }
+                        PointwiseOp::Remap { from, to } => {
+                            m.insert("from".into(), json!(from));
+                            m.insert("to".into(), json!(to));
+                        }
+                        PointwiseOp::Constant { value } => {
+                            m.insert("value".into(), json!(value));
+                        }
+                        PointwiseOp::ScaleBias { scale, bias } => {
+                            m.insert("scale".into(), json!(scale));
+                            m.insert("bias".into(), json!(bias));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Value::Object(m)
+        })
+        .collect();
+    json!({ "seed": graph.seed, "output": graph.output, "nodes": nodes })
+}

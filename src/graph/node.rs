@@ -1,0 +1,209 @@
+//! Node types of the graph format (see DESIGN.md, "Node types").
+
+use crate::family::FamilyParams;
+
+/// A noise family evaluated at a position: a generator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FamilyNode {
+    /// The family's `type` name (`perlin`, `simplex`, ...).
+    pub family: String,
+    /// Lattice cells per unit, per axis (x, y, z, w).
+    pub frequency: [f64; 4],
+    pub seed_offset: i64,
+    /// Added to the position before scaling by frequency.
+    pub offset: [f64; 4],
+    pub dims: u32,
+    /// Slice coordinate of a 3D or 4D family (added to the view's z origin).
+    pub z: f64,
+    /// Slice coordinate of a 4D family.
+    pub w: f64,
+    /// Lattice period in cells per axis (tileable output), when set.
+    pub period: Option<[u32; 4]>,
+    pub params: FamilyParams,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FractalKind {
+    /// Plain sum of octaves.
+    Fbm,
+    /// Each octave remapped by (1 - |n|)^2.
+    Ridged,
+    /// Each octave remapped by 2|n| - 1.
+    Billow,
+}
+
+impl FractalKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FractalKind::Fbm => "fbm",
+            FractalKind::Ridged => "ridged",
+            FractalKind::Billow => "billow",
+        }
+    }
+    /// The code the stage kernel switches on (see `fractal_remap` in shaders/stage.wgsl).
+    pub fn code(self) -> u32 {
+        match self {
+            FractalKind::Fbm => 0,
+            FractalKind::Ridged => 1,
+            FractalKind::Billow => 2,
+        }
+    }
+}
+
+/// Octaves of a family node: frequency lacunarity^k, amplitude gain^k, seed + k.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FractalNode {
+    pub kind: FractalKind,
+    pub source: String,
+    pub octaves: u32,
+    pub lacunarity: f64,
+    pub gain: f64,
+    pub seed_offset: i64,
+    pub offset: [f64; 4],
+}
+
+/// A generator evaluated at p + amplitude * (d_x, d_y[, d_z]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WarpNode {
+    pub source: String,
+    pub displace: Vec<String>,
+    pub amplitude: f64,
+}
+
+/// Point-wise operations on materialized fields.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PointwiseOp {
+    Add,
+    Sub,
+    Mul,
+    Min,
+    Max,
+    /// a + (b - a) * t, with inputs [a, b, t].
+    Mix,
+    Abs,
+    Neg,
+    Clamp { min: f64, max: f64 },
+    /// Linear map of [from0, from1] onto [to0, to1].
+    Remap { from: [f64; 2], to: [f64; 2] },
+    Constant { value: f64 },
+    ScaleBias { scale: f64, bias: f64 },
+}
+
+impl PointwiseOp {
+    pub fn name(&self) -> &'static str {
+        match self {
+            PointwiseOp::Add => "add",
+            PointwiseOp::Sub => "sub",
+            PointwiseOp::Mul => "mul",
+            PointwiseOp::Min => "min",
+            PointwiseOp::Max => "max",
+            PointwiseOp::Mix => "mix",
+            PointwiseOp::Abs => "abs",
+            PointwiseOp::Neg => "neg",
+            PointwiseOp::Clamp { .. } => "clamp",
+            PointwiseOp::Remap { .. } => "remap",
+            PointwiseOp::Constant { .. } => "constant",
+            PointwiseOp::ScaleBias { .. } => "scale_bias",
+        }
+    }
+    /// How many field inputs the operation takes.
+    pub fn arity(&self) -> usize {
+        match self {
+            PointwiseOp::Constant { .. } => 0,
+            PointwiseOp::Abs
+            | PointwiseOp::Neg
+            | PointwiseOp::Clamp { .. }
+            | PointwiseOp::Remap { .. }
+            | PointwiseOp::ScaleBias { .. } => 1,
+            PointwiseOp::Mix => 3,
+            _ => 2,
+        }
+    }
+    /// The op code and constants of `combine_op` in shaders/combine.wgsl.
+    pub fn code_and_constants(&self) -> (u32, [f32; 4]) {
+        let z = [0.0; 4];
+        match *self {
+            PointwiseOp::Add => (0, z),
+            PointwiseOp::Sub => (1, z),
+            PointwiseOp::Mul => (2, z),
+            PointwiseOp::Min => (3, z),
+            PointwiseOp::Max => (4, z),
+            PointwiseOp::Mix => (5, z),
+            PointwiseOp::Abs => (6, z),
+            PointwiseOp::Neg => (7, z),
+            PointwiseOp::Clamp { min, max } => (8, [min as f32, max as f32, 0.0, 0.0]),
+            PointwiseOp::Remap { from, to } => {
+                // Precomputed as scale and bias so both paths do the same two operations.
+                let scale = (to[1] - to[0]) / (from[1] - from[0]);
+                let bias = to[0] - from[0] * scale;
+                (9, [scale as f32, bias as f32, 0.0, 0.0])
+            }
+            PointwiseOp::Constant { value } => (10, [value as f32, 0.0, 0.0, 0.0]),
+            PointwiseOp::ScaleBias { scale, bias } => (9, [scale as f32, bias as f32, 0.0, 0.0]),
+        }
+    }
+    pub const NAMES: &'static [&'static str] = &[
+        "add",
+        "sub",
+        "mul",
+        "min",
+        "max",
+        "mix",
+        "abs",
+        "neg",
+        "clamp",
+        "remap",
+        "constant",
+        "scale_bias",
+    ];
+}
+
+/// A point-wise node: an operation and its input fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointwiseNode {
+    pub op: PointwiseOp,
+    pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeKind {
+    Family(FamilyNode),
+    Fractal(FractalNode),
+    Warp(WarpNode),
+    Pointwise(PointwiseNode),
+}
+
+/// A node: its id and what it computes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub id: String,
+    pub kind: NodeKind,
+}
+
+impl Node {
+    /// The JSON `type` of the node.
+    pub fn type_name(&self) -> &str {
+        match &self.kind {
+            NodeKind::Family(f) => &f.family,
+            NodeKind::Fractal(f) => f.kind.name(),
+            NodeKind::Warp(_) => "warp",
+            NodeKind::Pointwise(p) => p.op.name(),
+        }
+    }
+    /// Ids this node reads.
+    pub fn inputs(&self) -> Vec<&str> {
+        match &self.kind {
+            NodeKind::Family(_) => vec![],
+            NodeKind::Fractal(f) => vec![f.source.as_str()],
+            NodeKind::Warp(w) => std::iter::once(w.source.as_str())
+                .chain(w.displace.iter().map(String::as_str))
+                .collect(),
+            NodeKind::Pointwise(p) => p.inputs.iter().map(String::as_str).collect(),
+        }
+    }
+    /// Whether the node is a function of position that a fractal or warp can evaluate
+    /// anywhere (a family or fractal node), as opposed to a field that only exists on the grid.
+    pub fn is_generator(&self) -> bool {
+        matches!(self.kind, NodeKind::Family(_) | NodeKind::Fractal(_))
+    }
+}

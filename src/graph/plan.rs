@@ -1,0 +1,381 @@
+//! Planning: which nodes become stages (materialized fields), in what order, and the
+//! uniform data each stage runs with. Both executors (GPU and CPU) run the same plan with
+//! the same uniforms.
+
+use std::collections::HashMap;
+
+use bytemuck::{Pod, Zeroable};
+
+use super::node::*;
+use super::NoiseGraph;
+use crate::error::{Error, Result};
+use crate::family::{self, Family};
+
+/// The region of space a bake covers and its resolution. Pixel (x, y, z) samples
+/// `origin + (x, y, z) * extent / size` (corners, not centres).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct View {
+    /// Width, height, depth (depth 1 for an image).
+    pub size: [u32; 3],
+    pub origin: [f64; 3],
+    pub extent: [f64; 3],
+}
+
+impl View {
+    /// An image of `width` x `height` over the unit square.
+    pub fn image(width: u32, height: u32) -> Self {
+        View {
+            size: [width, height, 1],
+            origin: [0.0; 3],
+            extent: [1.0; 3],
+        }
+    }
+    /// A volume of `width` x `height` x `depth` over the unit cube.
+    pub fn volume(width: u32, height: u32, depth: u32) -> Self {
+        View {
+            size: [width, height, depth],
+            origin: [0.0; 3],
+            extent: [1.0; 3],
+        }
+    }
+    pub fn with_origin(mut self, origin: [f64; 3]) -> Self {
+        self.origin = origin;
+        self
+    }
+    pub fn with_extent(mut self, extent: [f64; 3]) -> Self {
+        self.extent = extent;
+        self
+    }
+    pub fn pixel_count(&self) -> u64 {
+        self.size.iter().map(|&s| s as u64).product()
+    }
+    pub fn is_volume(&self) -> bool {
+        self.size[2] > 1
+    }
+    /// Checks sizes and the numbers of the view.
+    pub fn check(&self) -> Result<()> {
+        for (axis, s) in ["width", "height", "depth"].iter().zip(self.size) {
+            if s == 0 {
+                return Err(Error::InvalidRequest(format!("size: {axis} must be at least 1 (got 0)")));
+            }
+        }
+        for (name, v) in [("origin", self.origin), ("extent", self.extent)] {
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err(Error::InvalidRequest(format!("{name} must be finite (got {v:?})")));
+            }
+        }
+        if self.extent.iter().any(|x| *x <= 0.0) {
+            return Err(Error::InvalidRequest(format!(
+                "extent must be greater than 0 on every axis (got {:?})",
+                self.extent
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Per-octave data of a generate stage (layout of `Octave` in shaders/stage.wgsl).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct OctaveUniform {
+    /// Integer lattice offset of pixel (0, 0, 0).
+    pub cell: [i32; 4],
+    /// Position of pixel (0, 0, 0) relative to `cell`, in frequency-scaled input space.
+    pub local: [f32; 4],
+    /// Step per pixel along x, y, z, in the same space.
+    pub step: [f32; 4],
+    /// amplitude * frequency per axis: how displacement fields move the sample point.
+    pub warp: [f32; 4],
+    /// Lattice period in cells per axis, 0 when the axis does not tile.
+    pub period: [i32; 4],
+    pub seed: u32,
+    pub amp: f32,
+    pub _pad: [u32; 2],
+}
+
+/// Uniform data of a generate stage (layout of `StageParams` in shaders/stage.wgsl).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct StageUniform {
+    /// Width, height, depth, and the number of octaves this pass evaluates.
+    pub size: [u32; 4],
+    /// Fractal remap code, first octave of this pass, finalize flag (multiply by `norm`), 0.
+    pub mode: [u32; 4],
+    /// `norm` = 1 / sum of |amplitudes|, then unused.
+    pub scalars: [f32; 4],
+    /// Family parameters (see `Family::uniforms`).
+    pub family: [f32; 16],
+    pub octaves: [OctaveUniform; MAX_OCTAVES_USIZE],
+}
+
+const MAX_OCTAVES_USIZE: usize = super::MAX_OCTAVES as usize;
+
+/// Uniform data of a point-wise stage (layout of `CombineParams` in shaders/combine.wgsl).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct CombineUniform {
+    pub size: [u32; 4],
+    /// Op code, then unused.
+    pub op: [u32; 4],
+    pub constants: [f32; 4],
+}
+
+/// A generator chain: a family, optionally summed over octaves, optionally warped.
+#[derive(Clone)]
+pub struct GenerateStage {
+    pub family: &'static dyn Family,
+    pub source: FamilyNode,
+    pub fractal: Option<FractalNode>,
+    /// Stage indices of the displacement fields (empty when not warped).
+    pub displace: Vec<usize>,
+    pub amplitude: f64,
+}
+
+impl std::fmt::Debug for GenerateStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GenerateStage")
+            .field("family", &self.family.name())
+            .field("source", &self.source)
+            .field("fractal", &self.fractal)
+            .field("displace", &self.displace)
+            .field("amplitude", &self.amplitude)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum StageKind {
+    Generate(GenerateStage),
+    Combine { op: PointwiseOp, inputs: Vec<usize> },
+}
+
+/// One compute dispatch (or a few, for split octaves) that writes one field.
+#[derive(Debug, Clone)]
+pub struct Stage {
+    /// The node this stage materializes.
+    pub node: String,
+    pub kind: StageKind,
+}
+
+/// The ordered stages that compute a node; inputs always come before their users.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub seed: u32,
+    pub stages: Vec<Stage>,
+    /// Index of the stage holding the requested node.
+    pub target: usize,
+}
+
+/// Octave passes of a generate stage: (first octave, count). Octaves are split across
+/// passes when octaves x pixels exceed `budget`, so no single dispatch runs long enough to
+/// trip a GPU watchdog; each pass adds to the partial sum of the previous one.
+pub fn octave_passes(octaves: u32, pixels: u64, budget: u64) -> Vec<(u32, u32)> {
+    let per_pass = (budget / pixels.max(1)).clamp(1, octaves as u64) as u32;
+    let mut passes = Vec::new();
+    let mut first = 0;
+    while first < octaves {
+        let count = per_pass.min(octaves - first);
+        passes.push((first, count));
+        first += count;
+    }
+    passes
+}
+
+impl GenerateStage {
+    pub fn dims(&self) -> u32 {
+        self.source.dims
+    }
+    pub fn octave_count(&self) -> u32 {
+        self.fractal.as_ref().map_or(1, |f| f.octaves)
+    }
+    /// Seed of this stage's first octave.
+    fn base_seed(&self, graph_seed: u32) -> u32 {
+        let offset = self.source.seed_offset
+            + self.fractal.as_ref().map_or(0, |f| f.seed_offset);
+        graph_seed.wrapping_add(offset as u32)
+    }
+    /// The node seed the family's auxiliary data is computed from.
+    pub fn aux_data(&self, graph_seed: u32) -> Option<Vec<f32>> {
+        self.family
+            .aux_data(self.dims(), &self.source.params, self.base_seed(graph_seed))
+    }
+
+    /// The uniforms for a view: per-octave lattice splits computed in f64 on the host.
+    pub fn uniforms(&self, graph_seed: u32, view: &View) -> StageUniform {
+        let dims = self.dims();
+        let src = &self.source;
+        let (lacunarity, gain, kind) = match &self.fractal {
+            Some(f) => (f.lacunarity, f.gain, f.kind.code()),
+            None => (1.0, 1.0, 0),
+        };
+        let fractal_offset = self.fractal.as_ref().map_or([0.0; 4], |f| f.offset);
+        let seed = self.base_seed(graph_seed);
+        let base = [
+            view.origin[0] + src.offset[0] + fractal_offset[0],
+            view.origin[1] + src.offset[1] + fractal_offset[1],
+            view.origin[2] + src.z + src.offset[2] + fractal_offset[2],
+            src.w + src.offset[3] + fractal_offset[3],
+        ];
+        let octaves = self.octave_count();
+        let mut u = StageUniform::zeroed();
+        u.size = [view.size[0], view.size[1], view.size[2], octaves];
+        u.mode = [kind, 0, 1, 0];
+        u.family = self.family.uniforms(dims, &src.params);
+        let mut amp_sum = 0.0f64;
+        for k in 0..octaves as usize {
+            let scale = lacunarity.powi(k as i32);
+            let amp = gain.powi(k as i32);
+            amp_sum += amp.abs();
+            let freq: [f64; 4] = std::array::from_fn(|a| src.frequency[a] * scale);
+            let mut period = [0i32; 4];
+            if let Some(p) = src.period {
+                for a in 0..dims.min(4) as usize {
+                    period[a] = (p[a] as f64 * scale).round().min(i32::MAX as f64) as i32;
+                }
+            }
+            let p: [f64; 4] = std::array::from_fn(|a| base[a] * freq[a]);
+            let (cell, local) = self.family.split_origin(dims, p, period);
+            let mut step = [0f32; 4];
+            let mut warp = [0f32; 4];
+            for a in 0..3 {
+                step[a] = (view.extent[a] / view.size[a] as f64 * freq[a]) as f32;
+            }
+            for a in 0..self.displace.len().min(4) {
+                warp[a] = (self.amplitude * freq[a]) as f32;
+            }
+            u.octaves[k] = OctaveUniform {
+                cell,
+                local,
+                step,
+                warp,
+                period,
+                seed: seed.wrapping_add(k as u32),
+                amp: amp as f32,
+                _pad: [0; 2],
+            };
+        }
+        u.scalars = [(1.0 / amp_sum.max(f64::MIN_POSITIVE)) as f32, 0.0, 0.0, 0.0];
+        u
+    }
+}
+
+impl Plan {
+    /// Plans the stages needed for `target` (the graph's output when `None`).
+    pub fn new(graph: &NoiseGraph, target: Option<&str>) -> Result<Plan> {
+        let target = target.unwrap_or(&graph.output);
+        if graph.node(target).is_none() {
+            let ids: Vec<&str> = graph.nodes.iter().map(|n| n.id.as_str()).collect();
+            return Err(Error::InvalidRequest(format!(
+                "node '{target}' is not in the graph (nodes: {})",
+                ids.join(", ")
+            )));
+        }
+        let mut plan = Plan {
+            seed: graph.seed,
+            stages: Vec::new(),
+            target: 0,
+        };
+        let mut index: HashMap<String, usize> = HashMap::new();
+        plan.target = plan.materialize(graph, target, &mut index, 0)?;
+        Ok(plan)
+    }
+
+    fn materialize(
+        &mut self,
+        graph: &NoiseGraph,
+        id: &str,
+        index: &mut HashMap<String, usize>,
+        depth: usize,
+    ) -> Result<usize> {
+        if let Some(&i) = index.get(id) {
+            return Ok(i);
+        }
+        if depth > graph.nodes.len() {
+            return Err(Error::InvalidRequest(format!("cycle through node '{id}'")));
+        }
+        let node = graph
+            .node(id)
+            .ok_or_else(|| Error::InvalidRequest(format!("unknown node '{id}'")))?;
+        let kind = match &node.kind {
+            NodeKind::Family(_) | NodeKind::Fractal(_) => {
+                StageKind::Generate(generator_chain(graph, id, Vec::new(), 0.0)?)
+            }
+            NodeKind::Warp(w) => {
+                let mut displace = Vec::new();
+                for d in &w.displace {
+                    displace.push(self.materialize(graph, d, index, depth + 1)?);
+                }
+                StageKind::Generate(generator_chain(graph, &w.source, displace, w.amplitude)?)
+            }
+            NodeKind::Pointwise(p) => {
+                let mut inputs = Vec::new();
+                for i in &p.inputs {
+                    inputs.push(self.materialize(graph, i, index, depth + 1)?);
+                }
+                StageKind::Combine { op: p.op, inputs }
+            }
+        };
+        self.stages.push(Stage {
+            node: id.to_string(),
+            kind,
+        });
+        let i = self.stages.len() - 1;
+        index.insert(id.to_string(), i);
+        Ok(i)
+    }
+
+    /// Checks a view against what the plan's nodes can do.
+    pub fn check_view(&self, view: &View) -> Result<()> {
+        view.check()?;
+        if view.is_volume() {
+            for stage in &self.stages {
+                if let StageKind::Generate(g) = &stage.kind {
+                    if g.dims() < 3 {
+                        return Err(Error::InvalidRequest(format!(
+                            "node '{}': a volume (depth {}) needs 3D noise, but this node is {}D (set \"dims\": 3)",
+                            stage.node,
+                            view.size[2],
+                            g.dims()
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn generator_chain(
+    graph: &NoiseGraph,
+    id: &str,
+    displace: Vec<usize>,
+    amplitude: f64,
+) -> Result<GenerateStage> {
+    let node = graph
+        .node(id)
+        .ok_or_else(|| Error::InvalidRequest(format!("unknown node '{id}'")))?;
+    let (source_id, fractal) = match &node.kind {
+        NodeKind::Family(_) => (id, None),
+        NodeKind::Fractal(f) => (f.source.as_str(), Some(f.clone())),
+        _ => {
+            return Err(Error::InvalidRequest(format!(
+                "node '{id}' is not a generator"
+            )))
+        }
+    };
+    let Some(NodeKind::Family(source)) = graph.node(source_id).map(|n| &n.kind) else {
+        return Err(Error::InvalidRequest(format!(
+            "node '{id}': source '{source_id}' is not a family node"
+        )));
+    };
+    let fam = family::lookup(&source.family).ok_or_else(|| {
+        Error::InvalidRequest(format!("node '{source_id}': unknown family {}", source.family))
+    })?;
+    Ok(GenerateStage {
+        family: fam,
+        source: source.clone(),
+        fractal,
+        displace,
+        amplitude,
+    })
+}
