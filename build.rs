@@ -30,7 +30,10 @@ fn main() {
         println!("cargo:rerun-if-changed={}", f.display());
         let rel = f.strip_prefix(&shaders).expect("under shaders/");
         let rel = rel.to_string_lossy().replace('\\', "/");
-        code.push_str(&format!("    ({rel:?}, include_str!({:?})),\n", f.display().to_string()));
+        code.push_str(&format!(
+            "    ({rel:?}, include_str!({:?})),\n",
+            f.display().to_string()
+        ));
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets this")).join("shaders.rs");

@@ -30,7 +30,12 @@ impl std::str::FromStr for Backend {
 }
 
 /// Runs every stage of `plan` on the CPU and returns the fields of the stages in `which`.
-pub fn run_cpu_stages(plan: &Plan, view: &View, options: &RunOptions, which: &[usize]) -> Result<Vec<Field>> {
+pub fn run_cpu_stages(
+    plan: &Plan,
+    view: &View,
+    options: &RunOptions,
+    which: &[usize],
+) -> Result<Vec<Field>> {
     plan.check_view(view)?;
     let len = view.pixel_count() as usize;
     let mut fields: Vec<Vec<f32>> = Vec::with_capacity(plan.stages.len());
@@ -40,18 +45,26 @@ pub fn run_cpu_stages(plan: &Plan, view: &View, options: &RunOptions, which: &[u
             StageKind::Generate(g) => {
                 let base = g.uniforms(plan.seed, view);
                 let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
-                let sampler =
-                    g.family
-                        .cpu_sampler(g.dims(), &g.source.params, base.family, aux);
-                let displace: Vec<&[f32]> = g.displace.iter().map(|&i| fields[i].as_slice()).collect();
-                let passes = octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
+                let sampler = g
+                    .family
+                    .cpu_sampler(g.dims(), &g.source.params, base.family, aux);
+                let displace: Vec<&[f32]> =
+                    g.displace.iter().map(|&i| fields[i].as_slice()).collect();
+                let passes =
+                    octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
                 let mut partial: Option<Vec<f32>> = None;
                 for (i, &(first, count)) in passes.iter().enumerate() {
                     let mut u = base;
                     u.size[3] = count;
                     u.mode[1] = first;
                     u.mode[2] = u32::from(i == passes.len() - 1);
-                    crate::cpu::stage::run_generate(&u, &sampler, &displace, partial.as_deref(), &mut out);
+                    crate::cpu::stage::run_generate(
+                        &u,
+                        &sampler,
+                        &displace,
+                        partial.as_deref(),
+                        &mut out,
+                    );
                     if i + 1 < passes.len() {
                         partial = Some(out.clone());
                     }
@@ -120,7 +133,13 @@ impl Executor {
         }
     }
 
-    pub fn run_stages(&self, plan: &Plan, view: &View, options: &RunOptions, which: &[usize]) -> Result<Vec<Field>> {
+    pub fn run_stages(
+        &self,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+        which: &[usize],
+    ) -> Result<Vec<Field>> {
         match self {
             Executor::Gpu(ctx) => ctx.run_stages(plan, view, options, which),
             Executor::Cpu => run_cpu_stages(plan, view, options, which),

@@ -15,7 +15,11 @@ pub struct GraphIssue {
 impl fmt::Display for GraphIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.node {
-            Some(node) => write!(f, "node '{}', field '{}': {}", node, self.field, self.message),
+            Some(node) => write!(
+                f,
+                "node '{}', field '{}': {}",
+                node, self.field, self.message
+            ),
             None => write!(f, "field '{}': {}", self.field, self.message),
         }
     }
@@ -28,7 +32,11 @@ pub struct GraphErrors(pub Vec<GraphIssue>);
 impl fmt::Display for GraphErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0.len();
-        write!(f, "{n} problem{} in the graph:", if n == 1 { "" } else { "s" })?;
+        write!(
+            f,
+            "{n} problem{} in the graph:",
+            if n == 1 { "" } else { "s" }
+        )?;
         for issue in &self.0 {
             write!(f, "\n  - {issue}")?;
         }

@@ -73,7 +73,10 @@ pub fn normalize(v: f32, range: (f32, f32)) -> f32 {
 
 /// A temporary path beside `path`, renamed into place by [`commit`].
 fn temp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     path.with_file_name(format!(".{name}.{}.partial", std::process::id()))
 }
 
@@ -115,7 +118,11 @@ fn npy_header(shape: &[usize]) -> Vec<u8> {
 
 fn shape_of(field: &Field) -> Vec<usize> {
     if field.depth > 1 {
-        vec![field.depth as usize, field.height as usize, field.width as usize]
+        vec![
+            field.depth as usize,
+            field.height as usize,
+            field.width as usize,
+        ]
     } else {
         vec![field.height as usize, field.width as usize]
     }
@@ -134,7 +141,8 @@ pub fn write_field(field: &Field, path: &Path, format: Format, range: (f32, f32)
         Format::Npy => {
             let file = File::create(tmp).map_err(io_err(path))?;
             let mut w = BufWriter::new(file);
-            w.write_all(&npy_header(&shape_of(field))).map_err(io_err(path))?;
+            w.write_all(&npy_header(&shape_of(field)))
+                .map_err(io_err(path))?;
             for v in &field.data {
                 w.write_all(&v.to_le_bytes()).map_err(io_err(path))?;
             }
@@ -148,7 +156,8 @@ pub fn write_field(field: &Field, path: &Path, format: Format, range: (f32, f32)
                 .map(|&v| (normalize(v, range) * 255.0).round() as u8)
                 .collect();
             let img = image::GrayImage::from_raw(width, height, pixels).expect("size matches");
-            img.save_with_format(tmp, image::ImageFormat::Png).map_err(encode_err)
+            img.save_with_format(tmp, image::ImageFormat::Png)
+                .map_err(encode_err)
         }
         Format::Png16 => {
             let pixels: Vec<u16> = field
@@ -158,12 +167,14 @@ pub fn write_field(field: &Field, path: &Path, format: Format, range: (f32, f32)
                 .collect();
             let img = image::ImageBuffer::<image::Luma<u16>, _>::from_raw(width, height, pixels)
                 .expect("size matches");
-            img.save_with_format(tmp, image::ImageFormat::Png).map_err(encode_err)
+            img.save_with_format(tmp, image::ImageFormat::Png)
+                .map_err(encode_err)
         }
         Format::Exr => {
             let pixels: Vec<f32> = field.data.iter().flat_map(|&v| [v, v, v]).collect();
             let img = image::Rgb32FImage::from_raw(width, height, pixels).expect("size matches");
-            img.save_with_format(tmp, image::ImageFormat::OpenExr).map_err(encode_err)
+            img.save_with_format(tmp, image::ImageFormat::OpenExr)
+                .map_err(encode_err)
         }
     })
 }
@@ -183,10 +194,16 @@ pub fn read_npy(path: &Path) -> Result<Field> {
         ),
         _ => return Err(bad("unsupported .npy version")),
     };
-    let header = std::str::from_utf8(bytes.get(start..start + header_len).ok_or_else(|| bad("truncated header"))?)
-        .map_err(|_| bad("header is not text"))?;
+    let header = std::str::from_utf8(
+        bytes
+            .get(start..start + header_len)
+            .ok_or_else(|| bad("truncated header"))?,
+    )
+    .map_err(|_| bad("header is not text"))?;
     if !header.contains("'descr': '<f4'") {
-        return Err(bad("only little-endian float32 arrays ('<f4') are supported"));
+        return Err(bad(
+            "only little-endian float32 arrays ('<f4') are supported",
+        ));
     }
     if header.contains("'fortran_order': True") {
         return Err(bad("Fortran-order arrays are not supported"));

@@ -11,7 +11,10 @@ pub struct Field {
 
 impl Field {
     pub fn new(width: u32, height: u32, depth: u32, data: Vec<f32>) -> Self {
-        debug_assert_eq!(data.len(), width as usize * height as usize * depth as usize);
+        debug_assert_eq!(
+            data.len(),
+            width as usize * height as usize * depth as usize
+        );
         Field {
             width,
             height,
@@ -21,7 +24,8 @@ impl Field {
     }
 
     pub fn get(&self, x: u32, y: u32, z: u32) -> f32 {
-        self.data[((z as usize * self.height as usize) + y as usize) * self.width as usize + x as usize]
+        self.data
+            [((z as usize * self.height as usize) + y as usize) * self.width as usize + x as usize]
     }
 
     /// (min, max) over finite samples, `None` when there are none.

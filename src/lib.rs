@@ -22,6 +22,7 @@ pub mod family;
 pub mod field;
 pub mod gpu;
 pub mod graph;
+pub mod parity;
 
 pub use engine::{Backend, Executor};
 pub use error::{Error, GraphErrors, GraphIssue, Result};

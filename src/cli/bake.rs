@@ -61,7 +61,9 @@ pub fn run(args: BakeArgs) -> Result<(), Failure> {
         let first = parts[0];
         view.extent = parts.map(|v| if v.is_nan() { first } else { v });
         if view.extent.iter().any(|v| *v <= 0.0) {
-            return Err(Failure::bad_input(format!("--extent: every extent must be greater than 0 (got '{e}')")));
+            return Err(Failure::bad_input(format!(
+                "--extent: every extent must be greater than 0 (got '{e}')"
+            )));
         }
     }
     let format = match &args.format {
@@ -71,7 +73,11 @@ pub fn run(args: BakeArgs) -> Result<(), Failure> {
     let minmax = match args.normalize.as_str() {
         "range" => false,
         "minmax" => true,
-        other => return Err(Failure::bad_input(format!("--normalize: unknown mode '{other}' (range, minmax)"))),
+        other => {
+            return Err(Failure::bad_input(format!(
+                "--normalize: unknown mode '{other}' (range, minmax)"
+            )))
+        }
     };
     let backend: Backend = args.backend.parse().map_err(Failure::bad_input)?;
     let node = args.node.as_deref();

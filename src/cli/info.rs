@@ -4,12 +4,16 @@ use super::Failure;
 use noisegraph::GpuContext;
 
 pub fn run() -> Result<(), Failure> {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
     println!("adapters found: {}", adapters.len());
     for a in &adapters {
         let i = a.get_info();
-        println!("  - {} ({:?}, {:?}, driver {} {})", i.name, i.backend, i.device_type, i.driver, i.driver_info);
+        println!(
+            "  - {} ({:?}, {:?}, driver {} {})",
+            i.name, i.backend, i.device_type, i.driver, i.driver_info
+        );
     }
     match GpuContext::new() {
         Ok(ctx) => {
@@ -22,14 +26,28 @@ pub fn run() -> Result<(), Failure> {
             println!("  max_texture_dimension_2d: {}", l.max_texture_dimension_2d);
             println!("  max_texture_dimension_3d: {}", l.max_texture_dimension_3d);
             println!("  max_buffer_size: {}", l.max_buffer_size);
-            println!("  max_storage_buffer_binding_size: {}", l.max_storage_buffer_binding_size);
-            println!("  max_uniform_buffer_binding_size: {}", l.max_uniform_buffer_binding_size);
+            println!(
+                "  max_storage_buffer_binding_size: {}",
+                l.max_storage_buffer_binding_size
+            );
+            println!(
+                "  max_uniform_buffer_binding_size: {}",
+                l.max_uniform_buffer_binding_size
+            );
             println!(
                 "  max_compute_workgroup_size: {} x {} x {}",
-                l.max_compute_workgroup_size_x, l.max_compute_workgroup_size_y, l.max_compute_workgroup_size_z
+                l.max_compute_workgroup_size_x,
+                l.max_compute_workgroup_size_y,
+                l.max_compute_workgroup_size_z
             );
-            println!("  max_compute_invocations_per_workgroup: {}", l.max_compute_invocations_per_workgroup);
-            println!("  max_compute_workgroups_per_dimension: {}", l.max_compute_workgroups_per_dimension);
+            println!(
+                "  max_compute_invocations_per_workgroup: {}",
+                l.max_compute_invocations_per_workgroup
+            );
+            println!(
+                "  max_compute_workgroups_per_dimension: {}",
+                l.max_compute_workgroups_per_dimension
+            );
             Ok(())
         }
         Err(noisegraph::Error::NoAdapter) => {

@@ -7,7 +7,11 @@ mod info;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "noisegraph", version, about = "GPU compute-shader noise engine: bake noise graphs to textures")]
+#[command(
+    name = "noisegraph",
+    version,
+    about = "GPU compute-shader noise engine: bake noise graphs to textures"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -16,7 +20,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Bake a graph to a PNG / 16-bit PNG / EXR / .npy file.
-    Bake(bake::BakeArgs),
+    Bake(Box<bake::BakeArgs>),
     /// Print the GPU adapter noisegraph would use and the limits that matter to it.
     Info,
 }
@@ -48,7 +52,7 @@ impl Failure {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Bake(args) => bake::run(args),
+        Command::Bake(args) => bake::run(*args),
         Command::Info => info::run(),
     };
     match result {
@@ -64,15 +68,21 @@ pub fn main() -> i32 {
 pub fn parse_size(text: &str) -> Result<[u32; 3], Failure> {
     let parts: Vec<&str> = text.split(['x', 'X']).collect();
     if parts.is_empty() || parts.len() > 3 {
-        return Err(Failure::bad_input(format!("--size: expected WxH or WxHxD (got '{text}')")));
+        return Err(Failure::bad_input(format!(
+            "--size: expected WxH or WxHxD (got '{text}')"
+        )));
     }
     let mut out = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
         out[i] = p.trim().parse::<u32>().map_err(|_| {
-            Failure::bad_input(format!("--size: '{p}' is not a whole number of pixels (in '{text}')"))
+            Failure::bad_input(format!(
+                "--size: '{p}' is not a whole number of pixels (in '{text}')"
+            ))
         })?;
         if out[i] == 0 {
-            return Err(Failure::bad_input(format!("--size: every dimension must be at least 1 (got '{text}')")));
+            return Err(Failure::bad_input(format!(
+                "--size: every dimension must be at least 1 (got '{text}')"
+            )));
         }
     }
     if parts.len() == 1 {
@@ -85,14 +95,15 @@ pub fn parse_size(text: &str) -> Result<[u32; 3], Failure> {
 pub fn parse_axes(flag: &str, text: &str, default: f64) -> Result<[f64; 3], Failure> {
     let parts: Vec<&str> = text.split(',').collect();
     if parts.len() > 3 {
-        return Err(Failure::bad_input(format!("{flag}: at most 3 numbers (got '{text}')")));
+        return Err(Failure::bad_input(format!(
+            "{flag}: at most 3 numbers (got '{text}')"
+        )));
     }
     let mut out = [default; 3];
     for (i, p) in parts.iter().enumerate() {
-        let v: f64 = p
-            .trim()
-            .parse()
-            .map_err(|_| Failure::bad_input(format!("{flag}: '{p}' is not a number (in '{text}')")))?;
+        let v: f64 = p.trim().parse().map_err(|_| {
+            Failure::bad_input(format!("{flag}: '{p}' is not a number (in '{text}')"))
+        })?;
         if !v.is_finite() {
             return Err(Failure::bad_input(format!("{flag}: '{p}' is not finite")));
         }

@@ -51,17 +51,19 @@ pub fn hash_2d(cell: [i32; 2], seed_h: u32) -> u32 {
 
 #[inline(always)]
 pub fn hash_3d(cell: [i32; 3], seed_h: u32) -> u32 {
-    pcg(pcg(pcg(seed_h.wrapping_add(cell[0] as u32)).wrapping_add(cell[1] as u32))
-        .wrapping_add(cell[2] as u32))
+    pcg(
+        pcg(pcg(seed_h.wrapping_add(cell[0] as u32)).wrapping_add(cell[1] as u32))
+            .wrapping_add(cell[2] as u32),
+    )
 }
 
 #[inline(always)]
 pub fn hash_4d(cell: [i32; 4], seed_h: u32) -> u32 {
-    pcg(
-        pcg(pcg(pcg(seed_h.wrapping_add(cell[0] as u32)).wrapping_add(cell[1] as u32))
-            .wrapping_add(cell[2] as u32))
-        .wrapping_add(cell[3] as u32),
+    pcg(pcg(
+        pcg(pcg(seed_h.wrapping_add(cell[0] as u32)).wrapping_add(cell[1] as u32))
+            .wrapping_add(cell[2] as u32),
     )
+    .wrapping_add(cell[3] as u32))
 }
 
 /// Top 24 bits as a float in [0, 1]: exact in f32.

@@ -44,7 +44,10 @@ pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed: u32) -> f32 {
         d1,
         hash_2d([i[0].wrapping_add(o[0]), i[1].wrapping_add(o[1])], sh),
     );
-    let n2 = simplex_corner_2d(d2, hash_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], sh));
+    let n2 = simplex_corner_2d(
+        d2,
+        hash_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], sh),
+    );
     SIMPLEX_SCALE_2D * (n0 + n1 + n2)
 }
 

@@ -38,35 +38,37 @@ pub fn run_generate(
     let [kind, first, finalize, _] = u.mode;
     let width = width as usize;
     let norm = u.scalars[0];
-    out.par_chunks_mut(width).enumerate().for_each(|(row, line)| {
-        let y = (row % height as usize) as f32;
-        let z = (row / height as usize) as f32;
-        for (x, value) in line.iter_mut().enumerate() {
-            let index = row * width + x;
-            let mut d = [0.0f32; 4];
-            for (axis, field) in displace.iter().enumerate() {
-                d[axis] = field[index];
+    out.par_chunks_mut(width)
+        .enumerate()
+        .for_each(|(row, line)| {
+            let y = (row % height as usize) as f32;
+            let z = (row / height as usize) as f32;
+            for (x, value) in line.iter_mut().enumerate() {
+                let index = row * width + x;
+                let mut d = [0.0f32; 4];
+                for (axis, field) in displace.iter().enumerate() {
+                    d[axis] = field[index];
+                }
+                let pix = [x as f32, y, z, 0.0];
+                let mut sum = acc.map_or(0.0, |a| a[index]);
+                for k in first..first + count {
+                    let o = &u.octaves[k as usize];
+                    let local: [f32; 4] =
+                        std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a] + d[a] * o.warp[a]);
+                    let n = sample(&SamplePoint {
+                        cell: o.cell,
+                        local,
+                        seed: o.seed,
+                        period: o.period,
+                    });
+                    sum += o.amp * fractal_remap(n, kind);
+                }
+                if finalize != 0 {
+                    sum *= norm;
+                }
+                *value = sum;
             }
-            let pix = [x as f32, y, z, 0.0];
-            let mut sum = acc.map_or(0.0, |a| a[index]);
-            for k in first..first + count {
-                let o = &u.octaves[k as usize];
-                let local: [f32; 4] =
-                    std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a] + d[a] * o.warp[a]);
-                let n = sample(&SamplePoint {
-                    cell: o.cell,
-                    local,
-                    seed: o.seed,
-                    period: o.period,
-                });
-                sum += o.amp * fractal_remap(n, kind);
-            }
-            if finalize != 0 {
-                sum *= norm;
-            }
-            *value = sum;
-        }
-    });
+        });
 }
 
 /// Runs a point-wise stage: `inputs` are the materialized fields it reads (0 to 3).

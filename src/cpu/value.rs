@@ -11,7 +11,13 @@ fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {
     ))
 }
 
-pub fn value_2d(cell: [i32; 2], local: [f32; 2], seed: u32, period: [i32; 2], fade_kind: u32) -> f32 {
+pub fn value_2d(
+    cell: [i32; 2],
+    local: [f32; 2],
+    seed: u32,
+    period: [i32; 2],
+    fade_kind: u32,
+) -> f32 {
     let fl = [local[0].floor(), local[1].floor()];
     let i = [
         cell[0].wrapping_add(fl[0] as i32),
@@ -40,7 +46,13 @@ fn value_corner_3d(c: [i32; 3], period: [i32; 3], seed_h: u32) -> f32 {
     ))
 }
 
-pub fn value_3d(cell: [i32; 3], local: [f32; 3], seed: u32, period: [i32; 3], fade_kind: u32) -> f32 {
+pub fn value_3d(
+    cell: [i32; 3],
+    local: [f32; 3],
+    seed: u32,
+    period: [i32; 3],
+    fade_kind: u32,
+) -> f32 {
     let fl = local.map(f32::floor);
     let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);

@@ -150,6 +150,12 @@ pub trait Family: Send + Sync {
     fn split_origin(&self, dims: u32, p: [f64; 4], period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
         split_cubic(dims, p, period)
     }
+    /// The fraction of pixels allowed over the parity tolerance: 0 for a continuous field,
+    /// a small documented fraction where the output has discontinuities (a square or sawtooth
+    /// profile, cellular ties), at most 0.001.
+    fn discontinuity_allowance(&self, _dims: u32, _params: &FamilyParams) -> f64 {
+        0.0
+    }
     /// Checks that involve several parameters at once; each error names the field.
     fn validate(&self, _dims: u32, _params: &FamilyParams) -> Vec<(String, String)> {
         Vec::new()

@@ -64,7 +64,14 @@ impl Family for Perlin {
                 perlin_2d(xy(s.cell), xy(s.local), s.seed, xy(s.period), fade, grads)
             }),
             _ => Box::new(move |s| {
-                perlin_3d(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), fade, grads)
+                perlin_3d(
+                    xyz(s.cell),
+                    xyz(s.local),
+                    s.seed,
+                    xyz(s.period),
+                    fade,
+                    grads,
+                )
             }),
         }
     }

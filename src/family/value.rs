@@ -44,9 +44,9 @@ impl Family for Value {
         let fade = params.choice("fade");
         match dims {
             2 => Box::new(move |s| value_2d(xy(s.cell), xy(s.local), s.seed, xy(s.period), fade)),
-            _ => Box::new(move |s| {
-                value_3d(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), fade)
-            }),
+            _ => {
+                Box::new(move |s| value_3d(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), fade))
+            }
         }
     }
 }

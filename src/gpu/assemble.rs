@@ -55,9 +55,17 @@ pub const BINDING_INPUTS: u32 = 2;
 
 fn texture_types(volume: bool) -> (&'static str, &'static str, &'static str) {
     if volume {
-        ("texture_storage_3d<r32float, write>", "texture_3d<f32>", "vec3<i32>(p)")
+        (
+            "texture_storage_3d<r32float, write>",
+            "texture_3d<f32>",
+            "vec3<i32>(p)",
+        )
     } else {
-        ("texture_storage_2d<r32float, write>", "texture_2d<f32>", "vec2<i32>(p.xy)")
+        (
+            "texture_storage_2d<r32float, write>",
+            "texture_2d<f32>",
+            "vec2<i32>(p.xy)",
+        )
     }
 }
 
@@ -77,7 +85,9 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String 
     let (_, sampled, coords) = texture_types(layout.volume);
     let mut s = library();
     for file in stage.family.shader_files() {
-        let source = shader_file(file).unwrap_or_else(|| panic!("family {} names missing shader {file}", stage.family.name()));
+        let source = shader_file(file).unwrap_or_else(|| {
+            panic!("family {} names missing shader {file}", stage.family.name())
+        });
         s.push_str(&format!("// ---- {file}\n{source}\n"));
     }
     s.push_str("// ---- generated prelude\n");

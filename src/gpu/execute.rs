@@ -4,8 +4,8 @@
 use wgpu::util::DeviceExt;
 
 use super::assemble::{
-    combine_source, generate_source, GenerateLayout, BINDING_AUX, BINDING_DISPLACE,
-    BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
+    combine_source, generate_source, GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_INPUTS,
+    BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
 };
 use super::pipeline::LayoutKey;
 use super::readback::read_texture;
@@ -128,7 +128,8 @@ impl GpuContext {
             match &stage.kind {
                 StageKind::Generate(g) => {
                     let aux = g.aux_data(plan.seed);
-                    let passes = octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
+                    let passes =
+                        octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
                     let mut pipelines = Vec::new();
                     for partial in [false, true] {
                         if partial && passes.len() < 2 {
@@ -141,10 +142,14 @@ impl GpuContext {
                             aux: aux.is_some(),
                         };
                         let source = generate_source(g, layout);
-                        pipelines.push(self.pipelines().get(device, &source, LayoutKey::Generate(layout))?);
+                        pipelines.push(self.pipelines().get(
+                            device,
+                            &source,
+                            LayoutKey::Generate(layout),
+                        )?);
                     }
                     if let Some(a) = &aux {
-                        let max = self.limits().max_storage_buffer_binding_size as u64;
+                        let max = self.limits().max_storage_buffer_binding_size;
                         if (a.len() as u64) * 4 > max {
                             return Err(Error::Limit(format!(
                                 "node '{}': auxiliary data of {} bytes exceeds max_storage_buffer_binding_size = {max}",
@@ -161,7 +166,11 @@ impl GpuContext {
                         inputs: inputs.len() as u32,
                     };
                     let source = combine_source(volume, inputs.len() as u32);
-                    prepared.push((vec![self.pipelines().get(device, &source, key)?], vec![], None));
+                    prepared.push((
+                        vec![self.pipelines().get(device, &source, key)?],
+                        vec![],
+                        None,
+                    ));
                 }
             }
         }
@@ -183,10 +192,15 @@ impl GpuContext {
                         })
                     });
                     // Ping-pong: the last pass writes `out`, earlier ones alternate with `tmp`.
-                    let tmp = (passes.len() > 1).then(|| self.create_field_texture(view, "partial sum"));
+                    let tmp =
+                        (passes.len() > 1).then(|| self.create_field_texture(view, "partial sum"));
                     let n = passes.len();
                     for (i, &(first, count)) in passes.iter().enumerate() {
-                        let target = if (n - 1 - i) % 2 == 0 { &out } else { tmp.as_ref().expect("split") };
+                        let target = if (n - 1 - i) % 2 == 0 {
+                            &out
+                        } else {
+                            tmp.as_ref().expect("split")
+                        };
                         let source = if i == 0 {
                             None
                         } else if (n - i) % 2 == 0 {
@@ -313,7 +327,9 @@ impl GpuContext {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("noisegraph plan"),
             });
-        let scope = self.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = self
+            .device()
+            .push_error_scope(wgpu::ErrorFilter::Validation);
         let output = self.encode_plan(&mut encoder, plan, view, options)?;
         self.queue().submit(Some(encoder.finish()));
         if let Some(err) = pollster::block_on(scope.pop()) {
@@ -322,7 +338,8 @@ impl GpuContext {
         which
             .iter()
             .map(|&i| {
-                let data = read_texture(self.device(), self.queue(), &output.textures[i], view.size)?;
+                let data =
+                    read_texture(self.device(), self.queue(), &output.textures[i], view.size)?;
                 Ok(Field::new(view.size[0], view.size[1], view.size[2], data))
             })
             .collect()

@@ -160,7 +160,9 @@ impl PipelineCache {
             cache: None,
         });
         if let Some(err) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("compiling a stage pipeline failed: {err}")));
+            return Err(Error::Gpu(format!(
+                "compiling a stage pipeline failed: {err}"
+            )));
         }
         self.creations.fetch_add(1, Ordering::SeqCst);
         let cached = Arc::new(CachedPipeline { pipeline, layout });

@@ -70,7 +70,9 @@ pub fn read_texture(
                 .map_err(|e| Error::Gpu(format!("waiting for readback failed: {e}")))?;
             match pollster::block_on(receiver.receive()) {
                 Some(Ok(())) => {}
-                Some(Err(e)) => return Err(Error::Gpu(format!("mapping readback buffer failed: {e}"))),
+                Some(Err(e)) => {
+                    return Err(Error::Gpu(format!("mapping readback buffer failed: {e}")))
+                }
                 None => return Err(Error::Gpu("readback buffer mapping was dropped".into())),
             }
             {

@@ -54,7 +54,13 @@ impl GraphBuilder {
     }
 
     /// Adds a warp of a generator by displacement fields.
-    pub fn warp(&mut self, id: &str, source: &str, displace: &[&str], amplitude: f64) -> NodeBuilder<'_> {
+    pub fn warp(
+        &mut self,
+        id: &str,
+        source: &str,
+        displace: &[&str],
+        amplitude: f64,
+    ) -> NodeBuilder<'_> {
         self.node(id, "warp")
             .set("source", source)
             .set("displace", displace)

@@ -111,7 +111,10 @@ impl<'a> Reader<'a> {
             Some(Value::Array(items)) if !items.is_empty() && items.len() <= 4 => items.clone(),
             Some(v @ Value::Number(_)) => vec![v.clone()],
             Some(v) => {
-                self.issue(key, format!("must be a number or a list of 1 to 4 numbers (got {v})"));
+                self.issue(
+                    key,
+                    format!("must be a number or a list of 1 to 4 numbers (got {v})"),
+                );
                 return [default; 4];
             }
         };
@@ -182,11 +185,7 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
     } else {
         r.issue(
             "dims",
-            format!(
-                "{} supports dims {:?} (got {dims})",
-                fam.name(),
-                fam.dims()
-            ),
+            format!("{} supports dims {:?} (got {dims})", fam.name(), fam.dims()),
         );
         fam.dims()[0]
     };
@@ -196,7 +195,9 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
         None => None,
         Some(v) => {
             let items: Vec<&Value> = match v {
-                Value::Array(items) if !items.is_empty() && items.len() <= 4 => items.iter().collect(),
+                Value::Array(items) if !items.is_empty() && items.len() <= 4 => {
+                    items.iter().collect()
+                }
                 other => vec![other],
             };
             let mut out = [0u32; 4];
@@ -214,7 +215,10 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
                 out[i] = out[items.len() - 1];
             }
             if ok && !fam.supports_period() {
-                r.issue("period", format!("{} does not support tileable output", fam.name()));
+                r.issue(
+                    "period",
+                    format!("{} does not support tileable output", fam.name()),
+                );
                 ok = false;
             }
             ok.then_some(out)
@@ -228,7 +232,10 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
             (ParamKind::Number { default, min, max }, Some(v)) => match v.as_f64() {
                 Some(x) if x.is_finite() && x >= min && x <= max => ParamValue::Number(x),
                 _ => {
-                    r.issue(spec.name, format!("must be a finite number in [{min}, {max}] (got {v})"));
+                    r.issue(
+                        spec.name,
+                        format!("must be a finite number in [{min}, {max}] (got {v})"),
+                    );
                     ParamValue::Number(default)
                 }
             },
@@ -236,7 +243,10 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
             (ParamKind::Integer { default, min, max }, Some(v)) => match v.as_i64() {
                 Some(x) if x >= min && x <= max => ParamValue::Integer(x),
                 _ => {
-                    r.issue(spec.name, format!("must be an integer in [{min}, {max}] (got {v})"));
+                    r.issue(
+                        spec.name,
+                        format!("must be an integer in [{min}, {max}] (got {v})"),
+                    );
                     ParamValue::Integer(default)
                 }
             },
@@ -251,9 +261,15 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
                     None => {
                         r.issue(
                             spec.name,
-                            format!("must be one of {} (got {})", options.join(", "), raw.map(|v| v.to_string()).unwrap_or_default()),
+                            format!(
+                                "must be one of {} (got {})",
+                                options.join(", "),
+                                raw.map(|v| v.to_string()).unwrap_or_default()
+                            ),
                         );
-                        ParamValue::Choice(options.iter().position(|o| *o == default).unwrap_or(0) as u32)
+                        ParamValue::Choice(
+                            options.iter().position(|o| *o == default).unwrap_or(0) as u32
+                        )
                     }
                 }
             }
@@ -293,7 +309,10 @@ fn parse_node(r: &mut Reader, type_name: &str) -> Option<NodeKind> {
         let source = r.string("source").unwrap_or_default();
         let octaves = r.integer("octaves", 6);
         if !(1..=MAX_OCTAVES as i64).contains(&octaves) {
-            r.issue("octaves", format!("must be between 1 and {MAX_OCTAVES} (got {octaves})"));
+            r.issue(
+                "octaves",
+                format!("must be between 1 and {MAX_OCTAVES} (got {octaves})"),
+            );
         }
         let lacunarity = r.positive("lacunarity", 2.0);
         let gain = r.number("gain", 0.5);
@@ -373,7 +392,10 @@ fn parse_node(r: &mut Reader, type_name: &str) -> Option<NodeKind> {
         n => {
             let inputs = r.string_list("inputs");
             if inputs.len() != n {
-                r.issue("inputs", format!("{} takes {n} inputs (got {})", op.name(), inputs.len()));
+                r.issue(
+                    "inputs",
+                    format!("{} takes {n} inputs (got {})", op.name(), inputs.len()),
+                );
             }
             inputs
         }
@@ -402,7 +424,10 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
         Some(v) => match v.as_u64() {
             Some(s) if s <= u32::MAX as u64 => s as u32,
             _ => {
-                top.issue("seed", format!("must be an integer in [0, 4294967295] (got {v})"));
+                top.issue(
+                    "seed",
+                    format!("must be an integer in [0, 4294967295] (got {v})"),
+                );
                 0
             }
         },
@@ -437,7 +462,10 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
                 issues.push(GraphIssue {
                     node: None,
                     field: format!("nodes[{index}].id"),
-                    message: format!("must be a non-empty string (got {})", other.map(|v| v.to_string()).unwrap_or("nothing".into())),
+                    message: format!(
+                        "must be a non-empty string (got {})",
+                        other.map(|v| v.to_string()).unwrap_or("nothing".into())
+                    ),
                 });
                 format!("nodes[{index}]")
             }
@@ -451,7 +479,10 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
         let type_name = match obj.get("type") {
             Some(Value::String(s)) => s.clone(),
             _ => {
-                r.issue("type", "is required: a family, fbm/ridged/billow, warp or a point-wise operation");
+                r.issue(
+                    "type",
+                    "is required: a family, fbm/ridged/billow, warp or a point-wise operation",
+                );
                 continue;
             }
         };

@@ -82,11 +82,22 @@ pub enum PointwiseOp {
     Mix,
     Abs,
     Neg,
-    Clamp { min: f64, max: f64 },
+    Clamp {
+        min: f64,
+        max: f64,
+    },
     /// Linear map of [from0, from1] onto [to0, to1].
-    Remap { from: [f64; 2], to: [f64; 2] },
-    Constant { value: f64 },
-    ScaleBias { scale: f64, bias: f64 },
+    Remap {
+        from: [f64; 2],
+        to: [f64; 2],
+    },
+    Constant {
+        value: f64,
+    },
+    ScaleBias {
+        scale: f64,
+        bias: f64,
+    },
 }
 
 impl PointwiseOp {

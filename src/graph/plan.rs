@@ -56,12 +56,16 @@ impl View {
     pub fn check(&self) -> Result<()> {
         for (axis, s) in ["width", "height", "depth"].iter().zip(self.size) {
             if s == 0 {
-                return Err(Error::InvalidRequest(format!("size: {axis} must be at least 1 (got 0)")));
+                return Err(Error::InvalidRequest(format!(
+                    "size: {axis} must be at least 1 (got 0)"
+                )));
             }
         }
         for (name, v) in [("origin", self.origin), ("extent", self.extent)] {
             if v.iter().any(|x| !x.is_finite()) {
-                return Err(Error::InvalidRequest(format!("{name} must be finite (got {v:?})")));
+                return Err(Error::InvalidRequest(format!(
+                    "{name} must be finite (got {v:?})"
+                )));
             }
         }
         if self.extent.iter().any(|x| *x <= 0.0) {
@@ -145,7 +149,7 @@ impl std::fmt::Debug for GenerateStage {
 
 #[derive(Debug, Clone)]
 pub enum StageKind {
-    Generate(GenerateStage),
+    Generate(Box<GenerateStage>),
     Combine { op: PointwiseOp, inputs: Vec<usize> },
 }
 
@@ -190,8 +194,7 @@ impl GenerateStage {
     }
     /// Seed of this stage's first octave.
     fn base_seed(&self, graph_seed: u32) -> u32 {
-        let offset = self.source.seed_offset
-            + self.fractal.as_ref().map_or(0, |f| f.seed_offset);
+        let offset = self.source.seed_offset + self.fractal.as_ref().map_or(0, |f| f.seed_offset);
         graph_seed.wrapping_add(offset as u32)
     }
     /// The node seed the family's auxiliary data is computed from.
@@ -298,14 +301,19 @@ impl Plan {
             .ok_or_else(|| Error::InvalidRequest(format!("unknown node '{id}'")))?;
         let kind = match &node.kind {
             NodeKind::Family(_) | NodeKind::Fractal(_) => {
-                StageKind::Generate(generator_chain(graph, id, Vec::new(), 0.0)?)
+                StageKind::Generate(Box::new(generator_chain(graph, id, Vec::new(), 0.0)?))
             }
             NodeKind::Warp(w) => {
                 let mut displace = Vec::new();
                 for d in &w.displace {
                     displace.push(self.materialize(graph, d, index, depth + 1)?);
                 }
-                StageKind::Generate(generator_chain(graph, &w.source, displace, w.amplitude)?)
+                StageKind::Generate(Box::new(generator_chain(
+                    graph,
+                    &w.source,
+                    displace,
+                    w.amplitude,
+                )?))
             }
             NodeKind::Pointwise(p) => {
                 let mut inputs = Vec::new();
@@ -369,7 +377,10 @@ fn generator_chain(
         )));
     };
     let fam = family::lookup(&source.family).ok_or_else(|| {
-        Error::InvalidRequest(format!("node '{source_id}': unknown family {}", source.family))
+        Error::InvalidRequest(format!(
+            "node '{source_id}': unknown family {}",
+            source.family
+        ))
     })?;
     Ok(GenerateStage {
         family: fam,

@@ -20,7 +20,11 @@ pub fn structure(graph: &NoiseGraph) -> Vec<GraphIssue> {
     let mut by_id: HashMap<&str, &Node> = HashMap::new();
     for node in &graph.nodes {
         if by_id.insert(node.id.as_str(), node).is_some() {
-            issues.push(issue(&node.id, "id", "duplicate id: another node has the same id"));
+            issues.push(issue(
+                &node.id,
+                "id",
+                "duplicate id: another node has the same id",
+            ));
         }
     }
     if graph.output.is_empty() {
@@ -87,7 +91,10 @@ pub fn structure(graph: &NoiseGraph) -> Vec<GraphIssue> {
                 for d in &w.displace {
                     check_ref("displace", d, &mut issues);
                 }
-                if let Some(dims) = src.filter(|s| s.is_generator()).map(|s| graph.dims_of(&s.id)) {
+                if let Some(dims) = src
+                    .filter(|s| s.is_generator())
+                    .map(|s| graph.dims_of(&s.id))
+                {
                     let want = dims.min(4) as usize;
                     if w.displace.len() != want {
                         issues.push(issue(
@@ -124,7 +131,11 @@ pub fn structure(graph: &NoiseGraph) -> Vec<GraphIssue> {
                 let mut cycle: Vec<&str> = stack[start..].to_vec();
                 cycle.push(id);
                 if reported.insert(id.to_string()) {
-                    issues.push(issue(id, "inputs", format!("cycle: {}", cycle.join(" -> "))));
+                    issues.push(issue(
+                        id,
+                        "inputs",
+                        format!("cycle: {}", cycle.join(" -> ")),
+                    ));
                 }
                 return;
             }
@@ -141,7 +152,14 @@ pub fn structure(graph: &NoiseGraph) -> Vec<GraphIssue> {
     }
     for node in &graph.nodes {
         let mut stack = Vec::new();
-        visit(&node.id, &by_id, &mut state, &mut stack, &mut issues, &mut reported);
+        visit(
+            &node.id,
+            &by_id,
+            &mut state,
+            &mut stack,
+            &mut issues,
+            &mut reported,
+        );
     }
     issues
 }

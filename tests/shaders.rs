@@ -1,0 +1,169 @@
+//! Every WGSL file parses and validates with naga, in the form the engine assembles it, and
+//! every kernel file has its CPU twin.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use noisegraph::family::{registry, FamilyParams, ParamKind, ParamValue};
+use noisegraph::gpu::assemble::{
+    combine_source, generate_source, shader_paths, validate_wgsl, GenerateLayout,
+};
+use noisegraph::graph::{FamilyNode, GenerateStage};
+
+fn wgsl_files(dir: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).expect("read shaders/") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            wgsl_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "wgsl") {
+            out.push(path.to_string_lossy().into_owned());
+        }
+    }
+}
+
+fn default_params(fam: &dyn noisegraph::family::Family) -> FamilyParams {
+    let mut p = FamilyParams::default();
+    for spec in fam.params() {
+        let v = match spec.kind {
+            ParamKind::Number { default, .. } => ParamValue::Number(default),
+            ParamKind::Integer { default, .. } => ParamValue::Integer(default),
+            ParamKind::Choice { options, default } => {
+                ParamValue::Choice(options.iter().position(|o| *o == default).unwrap() as u32)
+            }
+        };
+        p.values.insert(spec.name.to_string(), v);
+    }
+    p
+}
+
+fn stage_for(
+    fam: &'static dyn noisegraph::family::Family,
+    dims: u32,
+    params: FamilyParams,
+) -> GenerateStage {
+    GenerateStage {
+        family: fam,
+        source: FamilyNode {
+            family: fam.name().into(),
+            frequency: [4.0; 4],
+            seed_offset: 0,
+            offset: [0.0; 4],
+            dims,
+            z: 0.0,
+            w: 0.0,
+            period: None,
+            params,
+        },
+        fractal: None,
+        displace: vec![],
+        amplitude: 0.0,
+    }
+}
+
+#[test]
+fn every_wgsl_file_validates_as_assembled() {
+    let mut on_disk = Vec::new();
+    wgsl_files(
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders")),
+        &mut on_disk,
+    );
+    assert!(!on_disk.is_empty(), "no .wgsl files found under shaders/");
+    assert_eq!(
+        on_disk.len(),
+        shader_paths().count(),
+        "build.rs embeds every file on disk"
+    );
+
+    let mut covered: BTreeSet<String> = BTreeSet::new();
+    for fam in registry() {
+        for &dims in fam.dims() {
+            // Every choice value of every parameter, one at a time, plus all shapes of stage.
+            let mut variants = vec![default_params(*fam)];
+            for spec in fam.params() {
+                if let ParamKind::Choice { options, .. } = spec.kind {
+                    for i in 0..options.len() {
+                        let mut p = default_params(*fam);
+                        p.values
+                            .insert(spec.name.into(), ParamValue::Choice(i as u32));
+                        variants.push(p);
+                    }
+                }
+            }
+            for params in variants {
+                let stage = stage_for(*fam, dims, params.clone());
+                let aux = stage.family.aux_data(dims, &params, 1).is_some();
+                for volume in [false, true] {
+                    for partial in [false, true] {
+                        for displace in [0, dims.min(4)] {
+                            let layout = GenerateLayout {
+                                volume,
+                                partial,
+                                displace,
+                                aux,
+                            };
+                            let source = generate_source(&stage, layout);
+                            if let Err(e) = validate_wgsl(&source) {
+                                panic!("{} {dims}D {layout:?} fails validation:\n{e}", fam.name());
+                            }
+                        }
+                    }
+                }
+            }
+            covered.extend(fam.shader_files().iter().map(|s| s.to_string()));
+        }
+    }
+    for volume in [false, true] {
+        for inputs in 0..=3 {
+            validate_wgsl(&combine_source(volume, inputs))
+                .unwrap_or_else(|e| panic!("combine volume={volume} inputs={inputs}:\n{e}"));
+        }
+    }
+    covered.insert("stage.wgsl".into());
+    covered.insert("combine.wgsl".into());
+    for path in shader_paths() {
+        if path.starts_with("lib/") {
+            continue; // prepended to every assembled module
+        }
+        assert!(
+            covered.contains(path),
+            "{path} is not used by any family or stage, so it was never validated"
+        );
+    }
+}
+
+#[test]
+fn every_kernel_has_a_cpu_twin() {
+    let stems = |dir: &str, ext: &str| -> BTreeSet<String> {
+        let mut files = Vec::new();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        if ext == "wgsl" {
+            wgsl_files(&root, &mut files);
+        } else {
+            for e in std::fs::read_dir(&root).expect("read dir") {
+                files.push(e.expect("entry").path().to_string_lossy().into_owned());
+            }
+        }
+        files
+            .iter()
+            .map(Path::new)
+            .filter(|p| p.extension().is_some_and(|e| e == ext))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .filter(|s| s != "mod")
+            .collect()
+    };
+    let shaders = stems("shaders", "wgsl");
+    let twins = stems("src/cpu", "rs");
+    assert!(shaders.len() >= 5);
+    assert_eq!(
+        shaders, twins,
+        "shaders/**/X.wgsl and src/cpu/X.rs must pair up"
+    );
+    for fam in registry() {
+        assert!(
+            shaders.contains(fam.name()),
+            "family {} has no shaders/{}.wgsl",
+            fam.name(),
+            fam.name()
+        );
+    }
+}
