@@ -14,6 +14,7 @@
 //! assert_eq!(field.data.len(), 256 * 256);
 //! ```
 
+pub mod analysis;
 pub mod cpu;
 pub mod engine;
 pub mod error;
