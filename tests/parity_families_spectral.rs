@@ -31,8 +31,15 @@ fn gabor_tiles_with_a_period() {
 #[test]
 fn phasor_parity() {
     for dims in [2, 3] {
-        for (i, profile) in ["sine", "triangle", "sawtooth", "square"].iter().enumerate() {
-            let orientation = if i % 2 == 0 { "anisotropic" } else { "isotropic" };
+        for (i, profile) in ["sine", "triangle", "sawtooth", "square"]
+            .iter()
+            .enumerate()
+        {
+            let orientation = if i % 2 == 0 {
+                "anisotropic"
+            } else {
+                "isotropic"
+            };
             assert_parity_node(
                 json!({"type": "phasor", "frequency": 5.1, "dims": dims, "z": 0.23, "f0": 2.2,
                        "bandwidth": 1.1, "impulses": 5.0, "orientation": orientation,
@@ -50,7 +57,11 @@ fn wave_parity() {
             .iter()
             .enumerate()
         {
-            let orientation = if i % 2 == 0 { "isotropic" } else { "directional" };
+            let orientation = if i % 2 == 0 {
+                "isotropic"
+            } else {
+                "directional"
+            };
             assert_parity_node(
                 json!({"type": "wave", "frequency": 3.0, "dims": dims, "z": 0.7, "waves": 48,
                        "f_min": 2.0, "f_max": 9.0, "exponent": 1.5, "orientation": orientation,
@@ -107,6 +118,47 @@ fn volume_parity() {
     ] {
         let name = family["type"].as_str().unwrap().to_string();
         let graph = single_node(99, family);
-        assert_parity_view(&ctx, &graph, &View::volume(17, 9, 5), &format!("{name} volume"));
+        assert_parity_view(
+            &ctx,
+            &graph,
+            &View::volume(17, 9, 5),
+            &format!("{name} volume"),
+        );
+    }
+}
+
+/// The phase-based outputs may differ at a few pixels (profile jumps, singular points of the
+/// phase): the fraction stays well under the documented allowance of 0.001.
+#[test]
+fn phase_discontinuities_stay_rare() {
+    let Some(ctx) = gpu() else { return };
+    for node in [
+        json!({"type": "phasor", "frequency": 12.0, "impulses": 6.0, "profile": "square"}),
+        json!({"type": "phasor", "frequency": 12.0, "impulses": 6.0, "profile": "sawtooth", "orientation": "isotropic"}),
+        json!({"type": "phasor", "frequency": 12.0, "impulses": 6.0, "profile": "sine", "orientation": "isotropic"}),
+        json!({"type": "wave", "frequency": 2.0, "waves": 64, "profile": "square"}),
+    ] {
+        let label = format!(
+            "{} {}",
+            node["type"].as_str().unwrap(),
+            node["profile"].as_str().unwrap()
+        );
+        let plan = noisegraph::Plan::new(&single_node(17, node), None).expect("plan");
+        let stages =
+            noisegraph::parity::run_parity(&ctx, &plan, &View::image(256, 128)).expect("parity");
+        let s = &stages[0];
+        eprintln!(
+            "{label}: {} of {} pixels over tolerance ({:.2e}), max |gpu - cpu| {:e}",
+            s.over,
+            s.total,
+            s.fraction_over(),
+            s.max_abs
+        );
+        assert!(s.passed(), "{label}: {} pixels over tolerance", s.over);
+        assert!(
+            s.fraction_over() <= 0.25 * s.allowed_fraction,
+            "{label}: {}",
+            s.fraction_over()
+        );
     }
 }

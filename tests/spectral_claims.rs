@@ -87,8 +87,14 @@ fn anisotropic_gabor_peaks_at_f0_in_the_kernel_direction() {
     let (fu, fv) = peak(&s);
     let radius = (fu * fu + fv * fv).sqrt();
     eprintln!("anisotropic gabor: strongest frequency at radius {radius:.1}, mean direction {angle:.1} degrees");
-    assert!((radius - 32.0).abs() <= 3.0, "peak radius {radius}, expected 32");
-    assert!((angle - 30.0).abs() <= 3.0, "energy direction {angle}, expected 30");
+    assert!(
+        (radius - 32.0).abs() <= 3.0,
+        "peak radius {radius}, expected 32"
+    );
+    assert!(
+        (angle - 30.0).abs() <= 3.0,
+        "energy direction {angle}, expected 30"
+    );
     assert!(
         (s.peak_radius() - 32.0).abs() <= 2.0,
         "radial profile peak {}",
@@ -125,8 +131,14 @@ fn isotropic_gabor_is_a_ring_at_f0() {
         .iter()
         .fold((f64::MAX, f64::MIN), |(a, b), &e| (a.min(e), b.max(e)));
     let variation = (hi - lo) / mean;
-    eprintln!("isotropic gabor: energy by angle varies by {:.1}%", variation * 100.0);
-    assert!(variation < 0.2, "energy by angle {bins:?} varies by {variation}");
+    eprintln!(
+        "isotropic gabor: energy by angle varies by {:.1}%",
+        variation * 100.0
+    );
+    assert!(
+        variation < 0.2,
+        "energy by angle {bins:?} varies by {variation}"
+    );
 }
 
 fn mean_abs(field: &Field) -> f64 {
@@ -194,7 +206,11 @@ fn wave_noise_with_many_waves_is_gaussian_and_in_band() {
     // The same on the GPU path, where there is one.
     if let Some(gpu) = gpu_field(&single_node(21, node), &View::image(128, 128)) {
         let st = stats(&gpu.data, 64);
-        assert!(st.excess_kurtosis.abs() < 0.5, "GPU kurtosis {}", st.excess_kurtosis);
+        assert!(
+            st.excess_kurtosis.abs() < 0.5,
+            "GPU kurtosis {}",
+            st.excess_kurtosis
+        );
     }
 }
 
@@ -227,7 +243,10 @@ fn wavelet_tiles_and_is_band_limited() {
     let sw = power_spectrum(&wavelet, 0);
     let sp = power_spectrum(&perlin, 0);
     let centre = centroid_radius(&sw);
-    let (low_w, low_p) = (energy_below(&sw, centre / 2.0), energy_below(&sp, centre / 2.0));
+    let (low_w, low_p) = (
+        energy_below(&sw, centre / 2.0),
+        energy_below(&sp, centre / 2.0),
+    );
     let perlin_centre = centroid_radius(&sp);
     let low_p_own = energy_below(&sp, perlin_centre / 2.0);
     let high_w = 1.0 - energy_below(&sw, centre * 2.0);
@@ -240,7 +259,10 @@ fn wavelet_tiles_and_is_band_limited() {
         centre * 2.0,
     );
     assert!(low_w < 0.4 * low_p, "wavelet {low_w} vs perlin {low_p}");
-    assert!(low_w < 0.4 * low_p_own, "wavelet {low_w} vs perlin {low_p_own}");
+    assert!(
+        low_w < 0.4 * low_p_own,
+        "wavelet {low_w} vs perlin {low_p_own}"
+    );
     let st = stats(&wavelet.data, 16);
     assert!((st.std - 1.0 / 3.0).abs() < 0.03, "wavelet std {}", st.std);
 }
@@ -251,8 +273,14 @@ fn bad_parameters_name_the_node_and_field() {
         (json!({"type": "gabor", "f0": 0.0}), "f0"),
         (json!({"type": "gabor", "bandwidth": -1.0}), "bandwidth"),
         (json!({"type": "phasor", "f0": -2.0}), "f0"),
-        (json!({"type": "gabor", "bandwidth": 0.1, "impulses": 30.0}), "impulses"),
-        (json!({"type": "phasor", "dims": 3, "impulses": 64.0}), "impulses"),
+        (
+            json!({"type": "gabor", "bandwidth": 0.1, "impulses": 30.0}),
+            "impulses",
+        ),
+        (
+            json!({"type": "phasor", "dims": 3, "impulses": 64.0}),
+            "impulses",
+        ),
         (json!({"type": "wave", "waves": 0}), "waves"),
         (json!({"type": "wave", "waves": 4097}), "waves"),
         (json!({"type": "wave", "f_min": 9.0, "f_max": 3.0}), "f_max"),

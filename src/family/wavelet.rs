@@ -68,7 +68,7 @@ fn map_lines(data: &mut [f64], n: usize, axis: usize, f: impl Fn(&[f64]) -> Vec<
     let mut line = vec![0.0; n];
     for start in 0..data.len() {
         // A line starts wherever the coordinate along `axis` is 0.
-        if (start / stride) % n != 0 {
+        if !(start / stride).is_multiple_of(n) {
             continue;
         }
         for (k, v) in line.iter_mut().enumerate() {
@@ -104,7 +104,7 @@ pub fn wavelet_tile(dims: u32, n: usize, seed: u32) -> Vec<f32> {
     // The paper adds the tile to a copy of itself shifted by an odd offset, evening out the
     // variance of even and odd coefficients.
     let mut offset = n / 2;
-    if offset % 2 == 0 {
+    if offset.is_multiple_of(2) {
         offset += 1;
     }
     let mut tile: Vec<f64> = (0..len)
