@@ -26,12 +26,12 @@ const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "f_min",
-        kind: ParamKind::Number { default: 4.0, min: 0.001, max: MAX_WAVE_FREQUENCY },
+        kind: ParamKind::Number { default: 1.0, min: 0.001, max: MAX_WAVE_FREQUENCY },
         help: "lowest wave frequency, cycles per lattice cell (frequency x f_min = cycles per image)",
     },
     ParamSpec {
         name: "f_max",
-        kind: ParamKind::Number { default: 8.0, min: 0.001, max: MAX_WAVE_FREQUENCY },
+        kind: ParamKind::Number { default: 2.0, min: 0.001, max: MAX_WAVE_FREQUENCY },
         help: "highest wave frequency, cycles per lattice cell (at least f_min)",
     },
     ParamSpec {
