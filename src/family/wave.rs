@@ -2,7 +2,8 @@ use std::sync::Arc;
 
 use super::phasor::PHASE_DISCONTINUITY_ALLOWANCE;
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, SamplePoint, Sampler,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, ParamValue, SamplePoint,
+    Sampler,
 };
 use crate::cpu::hash::{hash_to_unit, pcg4d, seed_hash};
 use crate::cpu::wave::{wave_2d, wave_3d, WAVE_TABLE_STRIDE};
@@ -219,10 +220,10 @@ impl Family for Wave {
         }
     }
     fn discontinuity_allowance(&self, _dims: u32, params: &FamilyParams) -> f64 {
-        if params.choice("profile") == PROFILE_NONE {
-            0.0
-        } else {
-            PHASE_DISCONTINUITY_ALLOWANCE
+        // The plain sum is continuous; a profile of the phase has jumps and singular points.
+        match params.values.get("profile") {
+            Some(ParamValue::Choice(p)) if *p != PROFILE_NONE => PHASE_DISCONTINUITY_ALLOWANCE,
+            _ => 0.0,
         }
     }
     fn validate(&self, _dims: u32, params: &FamilyParams) -> Vec<(String, String)> {
