@@ -68,6 +68,10 @@ fn anisotropic_gabor_peaks_at_f0_in_the_kernel_direction() {
                "impulses": 16.0, "orientation": "anisotropic", "angle": 30.0}),
         256,
     );
+    // The documented scale: standard deviation 1/3.
+    let st = stats(&field.data, 16);
+    eprintln!("anisotropic gabor: std {:.4}", st.std);
+    assert!((st.std - 1.0 / 3.0).abs() < 0.05, "gabor std {}", st.std);
     let s = power_spectrum(&field, 0);
     // Energy-weighted direction (angles doubled: the spectrum of a real field is symmetric).
     let (mut c, mut sn) = (0.0, 0.0);
