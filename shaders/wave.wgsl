@@ -9,7 +9,8 @@
 // as one at 0. Each octave seed adds a hashed integer translation to `cell`, which gives every
 // wave a new phase without a new table.
 
-const WAVE_FIXED_ONE: f32 = 65536.0;
+// 1 / 65536, exact: a multiply by it equals a divide by 65536.
+const WAVE_INV_FIXED_ONE: f32 = 0.0000152587890625;
 const WAVE_FRACTION_MASK: u32 = 0xFFFFu;
 const WAVE_TABLE_STRIDE: u32 = 4u;
 
@@ -35,7 +36,7 @@ fn wave_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, count: u32, amplitude: 
         let b = k * WAVE_TABLE_STRIDE;
         let n = vec2<f32>(aux[b], aux[b + 1u]);
         let whole = bitcast<u32>(i32(n.x)) * c.x + bitcast<u32>(i32(n.y)) * c.y;
-        let t = f32(whole & WAVE_FRACTION_MASK) / WAVE_FIXED_ONE + aux[b + 3u] + (n.x * local.x + n.y * local.y) / WAVE_FIXED_ONE;
+        let t = f32(whole & WAVE_FRACTION_MASK) * WAVE_INV_FIXED_ONE + aux[b + 3u] + (n.x * local.x + n.y * local.y) * WAVE_INV_FIXED_ONE;
         re += cos_turns(t);
         if (use_profile) {
             im += sin_turns(t);
@@ -52,7 +53,7 @@ fn wave_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, count: u32, amplitude: 
         let b = k * WAVE_TABLE_STRIDE;
         let n = vec3<f32>(aux[b], aux[b + 1u], aux[b + 2u]);
         let whole = bitcast<u32>(i32(n.x)) * c.x + bitcast<u32>(i32(n.y)) * c.y + bitcast<u32>(i32(n.z)) * c.z;
-        let t = f32(whole & WAVE_FRACTION_MASK) / WAVE_FIXED_ONE + aux[b + 3u] + (n.x * local.x + n.y * local.y + n.z * local.z) / WAVE_FIXED_ONE;
+        let t = f32(whole & WAVE_FRACTION_MASK) * WAVE_INV_FIXED_ONE + aux[b + 3u] + (n.x * local.x + n.y * local.y + n.z * local.z) * WAVE_INV_FIXED_ONE;
         re += cos_turns(t);
         if (use_profile) {
             im += sin_turns(t);

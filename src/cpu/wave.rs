@@ -4,7 +4,8 @@
 use super::hash::{pcg, seed_hash};
 use super::turns::{atan2_turns, cos_turns, phase_profile, sin_turns};
 
-pub const WAVE_FIXED_ONE: f32 = 65536.0;
+/// 1 / 65536, exact: a multiply by it equals a divide by 65536.
+pub const WAVE_INV_FIXED_ONE: f32 = 1.0 / 65536.0;
 pub const WAVE_FRACTION_MASK: u32 = 0xFFFF;
 pub const WAVE_TABLE_STRIDE: usize = 4;
 
@@ -43,9 +44,9 @@ pub fn wave_2d(
         let whole = ((w[0] as i32) as u32)
             .wrapping_mul(c[0])
             .wrapping_add(((w[1] as i32) as u32).wrapping_mul(c[1]));
-        let t = (whole & WAVE_FRACTION_MASK) as f32 / WAVE_FIXED_ONE
+        let t = (whole & WAVE_FRACTION_MASK) as f32 * WAVE_INV_FIXED_ONE
             + w[3]
-            + (w[0] * local[0] + w[1] * local[1]) / WAVE_FIXED_ONE;
+            + (w[0] * local[0] + w[1] * local[1]) * WAVE_INV_FIXED_ONE;
         re += cos_turns(t);
         if use_profile {
             im += sin_turns(t);
@@ -74,9 +75,9 @@ pub fn wave_3d(
             .wrapping_mul(c[0])
             .wrapping_add(((w[1] as i32) as u32).wrapping_mul(c[1]))
             .wrapping_add(((w[2] as i32) as u32).wrapping_mul(c[2]));
-        let t = (whole & WAVE_FRACTION_MASK) as f32 / WAVE_FIXED_ONE
+        let t = (whole & WAVE_FRACTION_MASK) as f32 * WAVE_INV_FIXED_ONE
             + w[3]
-            + (w[0] * local[0] + w[1] * local[1] + w[2] * local[2]) / WAVE_FIXED_ONE;
+            + (w[0] * local[0] + w[1] * local[1] + w[2] * local[2]) * WAVE_INV_FIXED_ONE;
         re += cos_turns(t);
         if use_profile {
             im += sin_turns(t);
