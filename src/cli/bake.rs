@@ -52,6 +52,7 @@ pub fn run(args: BakeArgs) -> Result<(), Failure> {
         size,
         origin: [0.0; 3],
         extent: [1.0; 3],
+        window: None,
     };
     if let Some(o) = &args.origin {
         view.origin = parse_axes("--origin", o, 0.0)?;
