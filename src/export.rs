@@ -239,7 +239,9 @@ impl StreamWriter {
             Encoder::Png { stream, sixteen } => {
                 let bytes: Vec<u8> = if *sixteen {
                     data.iter()
-                        .flat_map(|&v| (((normalize(v, range) * 65535.0).round()) as u16).to_be_bytes())
+                        .flat_map(|&v| {
+                            (((normalize(v, range) * 65535.0).round()) as u16).to_be_bytes()
+                        })
                         .collect()
                 } else {
                     data.iter()

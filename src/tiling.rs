@@ -83,10 +83,18 @@ pub struct Shard {
 impl Shard {
     /// Parses "I/N" with 0 <= I < N.
     pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = |why: &str| format!("--shard: {why} (got '{text}'; expected I/N with 0 <= I < N, e.g. 0/4)");
+        let bad = |why: &str| {
+            format!("--shard: {why} (got '{text}'; expected I/N with 0 <= I < N, e.g. 0/4)")
+        };
         let (i, n) = text.split_once('/').ok_or_else(|| bad("no '/'"))?;
-        let index: u32 = i.trim().parse().map_err(|_| bad("I is not a whole number"))?;
-        let count: u32 = n.trim().parse().map_err(|_| bad("N is not a whole number"))?;
+        let index: u32 = i
+            .trim()
+            .parse()
+            .map_err(|_| bad("I is not a whole number"))?;
+        let count: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| bad("N is not a whole number"))?;
         if count == 0 {
             return Err(bad("N must be at least 1"));
         }

@@ -12,9 +12,17 @@ fn every_preset_bakes_to_a_varied_finite_field() {
         let field = run_cpu(&plan, &View::image(48, 40), &RunOptions::default()).unwrap();
         assert!(field.data.iter().all(|v| v.is_finite()), "{}", preset.name);
         let (lo, hi) = field.min_max().unwrap();
-        assert!(hi - lo > 0.05, "{}: nearly constant ({lo}..{hi})", preset.name);
+        assert!(
+            hi - lo > 0.05,
+            "{}: nearly constant ({lo}..{hi})",
+            preset.name
+        );
         let (rlo, rhi) = graph.range_of(&graph.output);
-        assert!(lo >= rlo - 1e-3 && hi <= rhi + 1e-3, "{}: {lo}..{hi} outside its documented range {rlo}..{rhi}", preset.name);
+        assert!(
+            lo >= rlo - 1e-3 && hi <= rhi + 1e-3,
+            "{}: {lo}..{hi} outside its documented range {rlo}..{rhi}",
+            preset.name
+        );
     }
 }
 
