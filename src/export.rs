@@ -256,8 +256,17 @@ impl StreamWriter {
         Ok(())
     }
 
-    /// Finishes the file, syncs it and renames it into place.
+    /// Finishes the file, syncs it and renames it into place (on failure the temporary
+    /// file is removed).
     pub fn finish(mut self) -> Result<()> {
+        let result = self.finish_inner();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+        result
+    }
+
+    fn finish_inner(&mut self) -> Result<()> {
         if self.rows_written != self.total_rows() {
             return Err(Error::InvalidRequest(format!(
                 "{}: {} of {} rows written",
