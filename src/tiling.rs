@@ -108,3 +108,52 @@ impl Shard {
         unit % self.count as usize == self.index as usize
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_covers_the_image_once_with_clipped_edges() {
+        let grid = TileGrid::new([100, 70], 32);
+        assert_eq!((grid.columns(), grid.rows(), grid.count()), (4, 3, 12));
+        let mut covered = vec![0u8; 100 * 70];
+        for t in grid.tiles() {
+            for y in t.offset[1]..t.offset[1] + t.size[1] {
+                for x in t.offset[0]..t.offset[0] + t.size[0] {
+                    covered[(y * 100 + x) as usize] += 1;
+                }
+            }
+        }
+        assert!(covered.iter().all(|&c| c == 1));
+        assert_eq!(grid.tile(11).size, [4, 6]);
+    }
+
+    #[test]
+    fn shards_partition_the_units() {
+        for n in 1..6 {
+            for unit in 0..40 {
+                let owners = (0..n)
+                    .filter(|&i| Shard { index: i, count: n }.contains(unit))
+                    .count();
+                assert_eq!(owners, 1);
+            }
+        }
+        assert!(Shard::parse("3/2").is_err());
+        assert!(Shard::parse("0/0").is_err());
+        assert!(Shard::parse("2/2").is_err());
+        assert_eq!(Shard::parse(" 1/ 3").unwrap(), Shard { index: 1, count: 3 });
+    }
+
+    #[test]
+    fn a_tile_view_keeps_the_whole_views_numbers() {
+        let whole = View::image(100, 70).with_origin([1e6, -2.0, 0.0]);
+        let t = TileGrid::new([100, 70], 32).tile(5);
+        let v = t.view(&whole);
+        assert_eq!(v.size, [32, 32, 1]);
+        assert_eq!(v.origin, whole.origin);
+        assert_eq!(v.full_size(), [100, 70, 1]);
+        assert_eq!(v.pixel_offset(), [32, 32, 0]);
+        assert!(v.check().is_ok());
+    }
+}

@@ -9,7 +9,9 @@ use noisegraph::export::read_npy;
 
 /// A fresh, empty folder for one test.
 fn workdir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli").join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli")
+        .join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -77,9 +79,21 @@ fn manifest_failures_are_counted_and_the_rest_run() {
     std::fs::write(dir.join("jobs.json"), manifest.to_string()).unwrap();
     let out = run(
         &dir,
-        &["bake", "--manifest", "jobs.json", "-o", "out", "--backend", "cpu"],
+        &[
+            "bake",
+            "--manifest",
+            "jobs.json",
+            "-o",
+            "out",
+            "--backend",
+            "cpu",
+        ],
     );
-    assert_eq!(out.status.code(), Some(6), "exit code = number of failed jobs");
+    assert_eq!(
+        out.status.code(),
+        Some(6),
+        "exit code = number of failed jobs"
+    );
     let err = stderr(&out);
     for needle in [
         "entry 1",
@@ -114,8 +128,19 @@ fn several_graphs_bake_into_the_output_folder() {
     let out = run(
         &dir,
         &[
-            "bake", "a.json", "b.json", "--preset", "wood", "-o", "maps", "--size", "16x12",
-            "--format", "png16", "--backend", "cpu",
+            "bake",
+            "a.json",
+            "b.json",
+            "--preset",
+            "wood",
+            "-o",
+            "maps",
+            "--size",
+            "16x12",
+            "--format",
+            "png16",
+            "--backend",
+            "cpu",
         ],
     );
     assert_eq!(out.status.code(), Some(0));
@@ -131,7 +156,9 @@ fn bad_shards_are_refused_before_anything_runs() {
     for shard in ["3/2", "0/0", "2/2", "x/2", "1"] {
         let out = run(
             &dir,
-            &["bake", "g.json", "-o", "o.png", "--tile", "8", "--shard", shard],
+            &[
+                "bake", "g.json", "-o", "o.png", "--tile", "8", "--shard", shard,
+            ],
         );
         assert_eq!(out.status.code(), Some(2), "--shard {shard}");
         assert!(stderr(&out).contains("--shard"), "--shard {shard}");
@@ -167,7 +194,10 @@ fn shards_together_bake_every_tile_exactly_once() {
         );
         assert_eq!(out.status.code(), Some(0));
         let names = listing(&dir.join(&folder));
-        assert!(!names.is_empty() && names.len() <= 3, "shard {i}: {names:?}");
+        assert!(
+            !names.is_empty() && names.len() <= 3,
+            "shard {i}: {names:?}"
+        );
         seen.extend(names);
     }
     seen.sort();
@@ -182,11 +212,26 @@ fn shards_together_bake_every_tile_exactly_once() {
 fn check_stitching(dir: &Path, backend: &str) {
     write_graph(dir, "g.json");
     let size = ["--size", "75x41", "--backend", backend];
-    let whole = run(dir, &[&["bake", "g.json", "-o", "whole.npy"], &size[..]].concat());
+    let whole = run(
+        dir,
+        &[&["bake", "g.json", "-o", "whole.npy"], &size[..]].concat(),
+    );
     assert_eq!(whole.status.code(), Some(0));
     let stitched = run(
         dir,
-        &[&["bake", "g.json", "-o", "stitched.npy", "--tile", "16", "--stitch"], &size[..]].concat(),
+        &[
+            &[
+                "bake",
+                "g.json",
+                "-o",
+                "stitched.npy",
+                "--tile",
+                "16",
+                "--stitch",
+            ],
+            &size[..],
+        ]
+        .concat(),
     );
     assert_eq!(stitched.status.code(), Some(0));
     let whole_bytes = std::fs::read(dir.join("whole.npy")).unwrap();
@@ -197,7 +242,11 @@ fn check_stitching(dir: &Path, backend: &str) {
     std::fs::create_dir(dir.join("tiles")).unwrap();
     let tiled = run(
         dir,
-        &[&["bake", "g.json", "-o", "tiles/t.npy", "--tile", "16"], &size[..]].concat(),
+        &[
+            &["bake", "g.json", "-o", "tiles/t.npy", "--tile", "16"],
+            &size[..],
+        ]
+        .concat(),
     );
     assert_eq!(tiled.status.code(), Some(0));
     let whole = read_npy(&dir.join("whole.npy")).unwrap();
@@ -208,7 +257,11 @@ fn check_stitching(dir: &Path, backend: &str) {
             for y in 0..tile.height {
                 for x in 0..tile.width {
                     let v = whole.get(c * 16 + x, r * 16 + y, 0);
-                    assert_eq!(tile.get(x, y, 0).to_bits(), v.to_bits(), "tile r{r} c{c} at {x},{y}");
+                    assert_eq!(
+                        tile.get(x, y, 0).to_bits(),
+                        v.to_bits(),
+                        "tile r{r} c{c} at {x},{y}"
+                    );
                     covered += 1;
                 }
             }
@@ -242,10 +295,22 @@ fn large_outputs_are_tiled_automatically_and_streamed() {
     .unwrap();
     let out = run(
         &dir,
-        &["bake", "v.json", "-o", "big.png", "--size", "4200x4100", "--backend", "cpu"],
+        &[
+            "bake",
+            "v.json",
+            "-o",
+            "big.png",
+            "--size",
+            "4200x4100",
+            "--backend",
+            "cpu",
+        ],
     );
     assert_eq!(out.status.code(), Some(0));
-    assert!(stderr(&out).contains("25 tiles of 1024 px"), "tiled automatically");
+    assert!(
+        stderr(&out).contains("25 tiles of 1024 px"),
+        "tiled automatically"
+    );
     let img = image::open(dir.join("big.png")).unwrap();
     assert_eq!((img.width(), img.height()), (4200, 4100));
 }
@@ -254,23 +319,54 @@ fn large_outputs_are_tiled_automatically_and_streamed() {
 fn resume_skips_whole_outputs_and_redoes_truncated_ones() {
     let dir = workdir("resume");
     write_graph(&dir, "g.json");
-    let args = ["bake", "g.json", "-o", "m.npy", "--size", "40x20", "--backend", "cpu", "--resume"];
+    let args = [
+        "bake",
+        "g.json",
+        "-o",
+        "m.npy",
+        "--size",
+        "40x20",
+        "--backend",
+        "cpu",
+        "--resume",
+    ];
     assert_eq!(run(&dir, &args).status.code(), Some(0));
     let first = std::fs::read(dir.join("m.npy")).unwrap();
     // Whole: skipped (a marker byte past the data would be overwritten by a new bake, but the
     // length check must then call it incomplete, so mark by modification time instead).
-    let before = std::fs::metadata(dir.join("m.npy")).unwrap().modified().unwrap();
+    let before = std::fs::metadata(dir.join("m.npy"))
+        .unwrap()
+        .modified()
+        .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     let again = run(&dir, &args);
     assert!(stderr(&again).contains("skipped") && stderr(&again).contains("1 skipped"));
-    assert_eq!(std::fs::metadata(dir.join("m.npy")).unwrap().modified().unwrap(), before);
+    assert_eq!(
+        std::fs::metadata(dir.join("m.npy"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        before
+    );
     // Truncated: baked again.
     std::fs::write(dir.join("m.npy"), &first[..first.len() / 2]).unwrap();
     let redo = run(&dir, &args);
     assert!(stderr(&redo).contains("1 written"));
     assert_eq!(std::fs::read(dir.join("m.npy")).unwrap(), first);
     // Tiles: remove one tile and truncate another; only those two are baked again.
-    let tiled = ["bake", "g.json", "-o", "t.png", "--size", "40x20", "--tile", "10", "--backend", "cpu", "--resume"];
+    let tiled = [
+        "bake",
+        "g.json",
+        "-o",
+        "t.png",
+        "--size",
+        "40x20",
+        "--tile",
+        "10",
+        "--backend",
+        "cpu",
+        "--resume",
+    ];
     assert_eq!(run(&dir, &tiled).status.code(), Some(0));
     std::fs::remove_file(dir.join("t_r00_c01.png")).unwrap();
     let t = std::fs::read(dir.join("t_r01_c02.png")).unwrap();
@@ -285,8 +381,17 @@ fn a_killed_bake_leaves_nothing_under_the_final_name() {
     write_graph(&dir, "g.json");
     let mut child = Command::new(env!("CARGO_BIN_EXE_noisegraph"))
         .args([
-            "bake", "g.json", "-o", "big.npy", "--size", "3000x3000", "--tile", "256", "--stitch",
-            "--backend", "cpu",
+            "bake",
+            "g.json",
+            "-o",
+            "big.npy",
+            "--size",
+            "3000x3000",
+            "--tile",
+            "256",
+            "--stitch",
+            "--backend",
+            "cpu",
         ])
         .current_dir(&dir)
         .stderr(std::process::Stdio::null())
@@ -299,7 +404,10 @@ fn a_killed_bake_leaves_nothing_under_the_final_name() {
             break p;
         }
         assert!(start.elapsed().as_secs() < 60, "no temporary file appeared");
-        assert!(child.try_wait().unwrap().is_none(), "the bake finished before it could be killed");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the bake finished before it could be killed"
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
     };
     child.kill().unwrap();
@@ -315,9 +423,25 @@ fn a_failed_bake_leaves_no_file_at_all() {
     // The output's final name is a folder: the rename fails after the data is written.
     std::fs::create_dir(dir.join("taken.npy")).unwrap();
     std::fs::write(dir.join("taken.npy/keep"), "x").unwrap();
-    let out = run(&dir, &["bake", "g.json", "-o", "taken.npy", "--size", "8x8", "--backend", "cpu"]);
+    let out = run(
+        &dir,
+        &[
+            "bake",
+            "g.json",
+            "-o",
+            "taken.npy",
+            "--size",
+            "8x8",
+            "--backend",
+            "cpu",
+        ],
+    );
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(listing(&dir), ["g.json", "taken.npy"], "no temporary file left behind");
+    assert_eq!(
+        listing(&dir),
+        ["g.json", "taken.npy"],
+        "no temporary file left behind"
+    );
 }
 
 #[test]
@@ -327,14 +451,38 @@ fn bad_input_exits_2_with_a_message() {
     for (args, needle) in [
         (vec!["bake", "nope.json", "-o", "x.png"], "nope.json"),
         (vec!["bake", "g.json", "-o", "x.gif"], "extension"),
-        (vec!["bake", "g.json", "-o", "x.png", "--format", "jpeg"], "jpeg"),
-        (vec!["bake", "g.json", "-o", "x.png", "--size", "0x4"], "--size"),
-        (vec!["bake", "g.json", "-o", "no/such/x.png"], "does not exist"),
+        (
+            vec!["bake", "g.json", "-o", "x.png", "--format", "jpeg"],
+            "jpeg",
+        ),
+        (
+            vec!["bake", "g.json", "-o", "x.png", "--size", "0x4"],
+            "--size",
+        ),
+        (
+            vec!["bake", "g.json", "-o", "no/such/x.png"],
+            "does not exist",
+        ),
         (vec!["bake", "g.json", "-o", "x.png", "--node", "zz"], "zz"),
-        (vec!["bake", "g.json", "-o", "x.png", "--normalize", "log"], "log"),
+        (
+            vec!["bake", "g.json", "-o", "x.png", "--normalize", "log"],
+            "log",
+        ),
         (vec!["bake", "g.json", "-o", "x.png", "--tile", "0"], "tile"),
         (vec!["bake", "g.json", "-o", "x.png", "--stitch"], "stitch"),
-        (vec!["bake", "g.json", "-o", "x.png", "--tile", "4", "--normalize", "minmax"], "minmax"),
+        (
+            vec![
+                "bake",
+                "g.json",
+                "-o",
+                "x.png",
+                "--tile",
+                "4",
+                "--normalize",
+                "minmax",
+            ],
+            "minmax",
+        ),
         (vec!["bake", "--preset", "nope", "-o", "x.png"], "terrain"),
         (vec!["bake", "g.json", "g.json"], "output folder"),
         (vec!["analyze", "g.json"], "npy"),
@@ -342,7 +490,10 @@ fn bad_input_exits_2_with_a_message() {
     ] {
         let out = run(&dir, &args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(stderr(&out).contains(needle), "{args:?}: stderr lacks '{needle}'");
+        assert!(
+            stderr(&out).contains(needle),
+            "{args:?}: stderr lacks '{needle}'"
+        );
     }
     assert_eq!(listing(&dir), ["g.json"]);
 }
@@ -353,7 +504,21 @@ fn minmax_png_spans_black_to_white_when_tiled() {
     write_graph(&dir, "g.json");
     let out = run(
         &dir,
-        &["bake", "g.json", "-o", "m.png", "--size", "50x30", "--tile", "16", "--stitch", "--normalize", "minmax", "--backend", "cpu"],
+        &[
+            "bake",
+            "g.json",
+            "-o",
+            "m.png",
+            "--size",
+            "50x30",
+            "--tile",
+            "16",
+            "--stitch",
+            "--normalize",
+            "minmax",
+            "--backend",
+            "cpu",
+        ],
     );
     assert_eq!(out.status.code(), Some(0));
     let img = image::open(dir.join("m.png")).unwrap().to_luma8();
@@ -367,14 +532,28 @@ fn analyze_reports_statistics_spectrum_and_plots() {
     let dir = workdir("analyze");
     write_graph(&dir, "g.json");
     assert_eq!(
-        run(&dir, &["bake", "g.json", "-o", "f.npy", "--size", "64x48", "--backend", "cpu"])
-            .status
-            .code(),
+        run(
+            &dir,
+            &[
+                "bake",
+                "g.json",
+                "-o",
+                "f.npy",
+                "--size",
+                "64x48",
+                "--backend",
+                "cpu"
+            ]
+        )
+        .status
+        .code(),
         Some(0)
     );
     let out = run(
         &dir,
-        &["analyze", "f.npy", "--plot", "plot.png", "--view", "slope", "--bins", "8"],
+        &[
+            "analyze", "f.npy", "--plot", "plot.png", "--view", "slope", "--bins", "8",
+        ],
     );
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
@@ -391,7 +570,16 @@ fn analyze_reports_statistics_spectrum_and_plots() {
     let bins: u64 = text
         .lines()
         .filter(|l| l.trim_start().starts_with('['))
-        .map(|l| l.split(')').nth(1).unwrap().split_whitespace().next().unwrap().parse::<u64>().unwrap())
+        .map(|l| {
+            l.split(')')
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
         .sum();
     assert_eq!(bins, 64 * 48, "histogram counts every sample");
     let anisotropy = noisegraph::analysis::power_spectrum(&field, 0).anisotropy();
@@ -400,7 +588,10 @@ fn analyze_reports_statistics_spectrum_and_plots() {
     assert!(plot.width() > 400 && plot.height() > 200);
     let slope = image::open(dir.join("f_slope.png")).unwrap();
     assert_eq!((slope.width(), slope.height()), (64, 48));
-    let curv = run(&dir, &["analyze", "f.npy", "--view", "curvature", "-o", "c.png"]);
+    let curv = run(
+        &dir,
+        &["analyze", "f.npy", "--view", "curvature", "-o", "c.png"],
+    );
     assert_eq!(curv.status.code(), Some(0));
     assert!(dir.join("c.png").exists());
     let bad = run(&dir, &["analyze", "f.npy", "--view", "sharpness"]);
@@ -412,7 +603,17 @@ fn gallery_has_a_labelled_panel_per_family_and_operator() {
     let dir = workdir("gallery");
     let out = run(
         &dir,
-        &["gallery", "-o", "g.png", "--cell", "32", "--columns", "4", "--backend", "cpu"],
+        &[
+            "gallery",
+            "-o",
+            "g.png",
+            "--cell",
+            "32",
+            "--columns",
+            "4",
+            "--backend",
+            "cpu",
+        ],
     );
     assert_eq!(out.status.code(), Some(0));
     let panels = noisegraph::family::registry().len() + 8;
@@ -431,9 +632,24 @@ fn presets_are_listed_and_bakeable() {
     let text = stdout(&out);
     assert_eq!(text.lines().count(), noisegraph::presets::PRESETS.len());
     for p in noisegraph::presets::PRESETS {
-        assert!(text.lines().any(|l| l.starts_with(p.name) && l.contains(p.description)));
+        assert!(text
+            .lines()
+            .any(|l| l.starts_with(p.name) && l.contains(p.description)));
     }
-    let bake = run(&dir, &["bake", "--preset", "marble", "-o", "m.exr", "--size", "20x10", "--backend", "cpu"]);
+    let bake = run(
+        &dir,
+        &[
+            "bake",
+            "--preset",
+            "marble",
+            "-o",
+            "m.exr",
+            "--size",
+            "20x10",
+            "--backend",
+            "cpu",
+        ],
+    );
     assert_eq!(bake.status.code(), Some(0));
     assert_eq!(image::open(dir.join("m.exr")).unwrap().width(), 20);
 }
@@ -453,7 +669,9 @@ fn parity_prints_a_table_per_stage() {
     assert!(text.contains("max abs err") && text.contains("verdict"));
     for stage in ["dx", "dy", "w"] {
         assert!(
-            text.lines().any(|l| l.starts_with(stage) && l.contains("perlin") && l.trim_end().ends_with("ok")),
+            text.lines().any(|l| l.starts_with(stage)
+                && l.contains("perlin")
+                && l.trim_end().ends_with("ok")),
             "stage {stage}"
         );
     }
