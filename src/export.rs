@@ -133,7 +133,7 @@ pub fn write_field(field: &Field, path: &Path, format: Format, range: (f32, f32)
 enum Encoder {
     Npy(BufWriter<File>),
     Png {
-        stream: png::StreamWriter<'static, File>,
+        stream: Box<png::StreamWriter<'static, File>>,
         sixteen: bool,
     },
     /// OpenEXR is buffered whole and encoded at the end (the `image` crate's encoder takes
@@ -198,7 +198,10 @@ impl StreamWriter {
                 });
                 let writer = encoder.write_header().map_err(encode_err)?;
                 let stream = writer.into_stream_writer().map_err(encode_err)?;
-                Encoder::Png { stream, sixteen }
+                Encoder::Png {
+                    stream: Box::new(stream),
+                    sixteen,
+                }
             }
             Format::Exr => Encoder::Exr(Vec::new()),
         };
@@ -220,7 +223,7 @@ impl StreamWriter {
     /// Appends whole rows (x fastest), top to bottom.
     pub fn write_rows(&mut self, data: &[f32]) -> Result<()> {
         let width = self.size[0] as usize;
-        if data.len() % width != 0
+        if !data.len().is_multiple_of(width)
             || self.rows_written + (data.len() / width) as u64 > self.total_rows()
         {
             return Err(Error::InvalidRequest(format!(
