@@ -25,10 +25,16 @@ pub struct Tile {
 impl TileGrid {
     /// A grid of square `tile`-pixel tiles (tile >= 1) over a `size` image.
     pub fn new(size: [u32; 2], tile: u32) -> TileGrid {
-        let tile = tile.max(1);
+        TileGrid::with_tile_size(size, [tile, tile])
+    }
+    /// A grid of `tile[0]` x `tile[1]` pixel tiles (each at least 1, at most the image).
+    pub fn with_tile_size(size: [u32; 2], tile: [u32; 2]) -> TileGrid {
         TileGrid {
             size,
-            tile: [tile.min(size[0]).max(1), tile.min(size[1]).max(1)],
+            tile: [
+                tile[0].max(1).min(size[0]).max(1),
+                tile[1].max(1).min(size[1]).max(1),
+            ],
         }
     }
     pub fn columns(&self) -> u32 {

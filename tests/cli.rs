@@ -308,7 +308,7 @@ fn large_outputs_are_tiled_automatically_and_streamed() {
     );
     assert_eq!(out.status.code(), Some(0));
     assert!(
-        stderr(&out).contains("25 tiles of 1024 px"),
+        stderr(&out).contains("25 tiles of 1024x1024 px"),
         "tiled automatically"
     );
     let img = image::open(dir.join("big.png")).unwrap();
@@ -485,6 +485,23 @@ fn bad_input_exits_2_with_a_message() {
         ),
         (vec!["bake", "--preset", "nope", "-o", "x.png"], "terrain"),
         (vec!["bake", "g.json", "g.json"], "output folder"),
+        (
+            vec!["bake", "g.json", "-o", "x.png", "--size", "9999999x16"],
+            "size",
+        ),
+        (
+            vec![
+                "bake",
+                "g.json",
+                "-o",
+                "x.npy",
+                "--size",
+                "300000x300000",
+                "--backend",
+                "cpu",
+            ],
+            "size",
+        ),
         (vec!["analyze", "g.json"], "npy"),
         (vec!["analyze", "missing.npy"], "missing.npy"),
     ] {

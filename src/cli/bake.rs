@@ -364,7 +364,10 @@ impl Runner {
                 let max = self.max_dimension()?;
                 let [w, h, _] = job.view.size;
                 if job.view.pixel_count() > AUTO_TILE_PIXELS || w > max || h > max {
-                    Some(TileGrid::new([w, h], AUTO_TILE.min(max)))
+                    // Wide images get shorter tiles, so a row band stays near 2^26 pixels.
+                    let tile_w = AUTO_TILE.min(max);
+                    let tile_h = ((1u64 << 26) / w as u64).clamp(16, AUTO_TILE as u64) as u32;
+                    Some(TileGrid::with_tile_size([w, h], [tile_w, tile_h.min(max)]))
                 } else {
                     None
                 }
@@ -413,7 +416,7 @@ impl Runner {
             job.view.size[2],
             target,
             match job.grid().or(grid) {
-                Some(g) => format!(", {} tiles of {} px", g.count(), g.tile[0]),
+                Some(g) => format!(", {} tiles of {}x{} px", g.count(), g.tile[0], g.tile[1]),
                 None => String::new(),
             }
         );

@@ -160,8 +160,20 @@ pub fn view_from(size: &str, origin: Option<&str>, extent: Option<&str>) -> Resu
     Ok(view)
 }
 
-/// Checks job-level consistency (tiling against volumes and normalisation).
+/// The longest side a bake may have: tiled bakes hold one row band (the width times a tile's
+/// height) in memory, so the width bounds it.
+pub const MAX_SIDE: u32 = 1 << 20;
+/// The most pixels one output may have (2^36: 256 GiB of f32).
+pub const MAX_PIXELS: u64 = 1 << 36;
+
+/// Checks job-level consistency (size limits, tiling against volumes, normalisation).
 pub fn check_job(job: &Job) -> Result<(), Failure> {
+    let [w, h, d] = job.view.size;
+    if w.max(h).max(d) > MAX_SIDE || job.view.pixel_count() > MAX_PIXELS {
+        return Err(Failure::bad_input(format!(
+            "size: {w}x{h}x{d} is over the bake limits ({MAX_SIDE} pixels per side, {MAX_PIXELS} pixels in all)"
+        )));
+    }
     if let Some(t) = job.tile {
         if t == 0 {
             return Err(Failure::bad_input(
