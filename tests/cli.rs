@@ -200,6 +200,27 @@ fn shards_together_bake_every_tile_exactly_once() {
         );
         seen.extend(names);
     }
+    // A whole output is one unit: exactly one of two shards bakes it.
+    for (shard, written) in [("0/2", true), ("1/2", false)] {
+        let out = run(
+            &dir,
+            &[
+                "bake",
+                "g.json",
+                "-o",
+                "whole.png",
+                "--size",
+                "8x8",
+                "--shard",
+                shard,
+                "--backend",
+                "cpu",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(dir.join("whole.png").exists(), written, "shard {shard}");
+        let _ = std::fs::remove_file(dir.join("whole.png"));
+    }
     seen.sort();
     let mut expected: Vec<String> = (0..3)
         .flat_map(|r| (0..4).map(move |c| format!("map_r{r:02}_c{c:02}.npy")))
@@ -693,4 +714,48 @@ fn parity_prints_a_table_per_stage() {
         );
     }
     assert!(text.contains("3 of 3 stages within tolerance"));
+}
+
+#[test]
+fn shards_split_a_manifest_of_whole_outputs_and_tiled_ones() {
+    let dir = workdir("shards_manifest");
+    write_graph(&dir, "g.json");
+    let manifest = serde_json::json!([
+        { "graph": "g.json", "output": "a.npy", "size": "8x8" },
+        { "graph": "g.json", "output": "t.npy", "size": "20x8", "tile": 8 },
+        { "preset": "cells", "output": "b.png", "size": "8x8" },
+    ]);
+    std::fs::write(dir.join("jobs.json"), manifest.to_string()).unwrap();
+    let mut all: Vec<String> = Vec::new();
+    for i in 0..2 {
+        let folder = format!("s{i}");
+        let out = run(
+            &dir,
+            &[
+                "bake",
+                "--manifest",
+                "jobs.json",
+                "-o",
+                &folder,
+                "--shard",
+                &format!("{i}/2"),
+                "--backend",
+                "cpu",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0));
+        all.extend(listing(&dir.join(&folder)));
+    }
+    all.sort();
+    // Five units (a, the three tiles of t, b), shared round-robin: each exactly once.
+    assert_eq!(
+        all,
+        [
+            "a.npy",
+            "b.png",
+            "t_r00_c00.npy",
+            "t_r00_c01.npy",
+            "t_r00_c02.npy"
+        ]
+    );
 }

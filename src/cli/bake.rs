@@ -146,7 +146,11 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
             }
         }
         let units: Vec<usize> = (0..job.units()).filter(|&u| runner.selected(u)).collect();
-        runner.run_job(&job, &units)?;
+        if units.is_empty() {
+            eprintln!("noisegraph: {}: nothing in this shard", job.label);
+        } else {
+            runner.run_job(&job, &units)?;
+        }
         runner.summary(0, start);
         return Ok(0);
     }
