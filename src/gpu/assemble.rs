@@ -120,8 +120,15 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String 
             "@group(0) @binding({BINDING_AUX}) var<storage, read> aux: array<f32>;\n"
         ));
     }
+    // Without a period the wrap is a compile-time no-op: lattice wrapping costs an integer
+    // modulo per corner, which doubled the time of a Perlin dispatch on lavapipe.
+    let period = if stage.source.period.is_some() {
+        "period_in"
+    } else {
+        "vec4<i32>(0)"
+    };
     s.push_str(&format!(
-        "fn sample_family(cell: vec4<i32>, local: vec4<f32>, seed: u32, period: vec4<i32>) -> f32 {{\n    return {};\n}}\n",
+        "fn sample_family(cell: vec4<i32>, local: vec4<f32>, seed: u32, period_in: vec4<i32>) -> f32 {{\n    let period = {period};\n    return {};\n}}\n",
         stage.family.wgsl_call(stage.dims(), &stage.source.params)
     ));
     s.push_str("// ---- stage.wgsl\n");
