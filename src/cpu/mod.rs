@@ -4,6 +4,7 @@
 pub mod combine;
 pub mod fade;
 pub mod hash;
+pub mod normal_map;
 pub mod perlin;
 pub mod simplex;
 pub mod stage;

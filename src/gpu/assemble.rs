@@ -161,3 +161,21 @@ pub fn validate_wgsl(source: &str) -> Result<(), String> {
     .map_err(|e| e.emit_to_string(source))?;
     Ok(())
 }
+
+/// The binding of the height field read by the normal-map pass.
+pub const BINDING_HEIGHT: u32 = 2;
+
+/// The full WGSL source of the normal-map pass writing a `storage_format` texture (its WGSL
+/// name: `rgba8unorm`, `rgba16float` or `rgba32float`).
+pub fn normal_map_source(storage_format: &str) -> String {
+    let mut s = format!(
+        "const WORKGROUP_X: u32 = {}u;\nconst WORKGROUP_Y: u32 = {}u;\n\
+         @group(0) @binding({BINDING_PARAMS}) var<uniform> params: NormalMapParams;\n\
+         @group(0) @binding({BINDING_OUT}) var out_tex: texture_storage_2d<{storage_format}, write>;\n\
+         @group(0) @binding({BINDING_HEIGHT}) var height_tex: texture_2d<f32>;\n\
+         fn load_height(x: i32, y: i32) -> f32 {{ return textureLoad(height_tex, vec2<i32>(x, y), 0).x; }}\n",
+        WORKGROUP[0], WORKGROUP[1]
+    );
+    s.push_str(shader_file("normal_map.wgsl").expect("normal_map.wgsl is embedded"));
+    s
+}
