@@ -117,8 +117,10 @@ pub(crate) fn check_texture(
     let missing = usage - texture.usage();
     if !missing.is_empty() {
         wrong.push(format!(
-            "usage {:?} lacks {missing:?} (needs at least {usage:?})",
-            texture.usage()
+            "usage {} lacks {} (needs at least {})",
+            usage_names(texture.usage()),
+            usage_names(missing),
+            usage_names(usage)
         ));
     }
     if texture.mip_level_count() != 1 || texture.sample_count() != 1 {
@@ -135,6 +137,16 @@ pub(crate) fn check_texture(
             "{role} texture: {}",
             wrong.join("; ")
         )))
+    }
+}
+
+/// Texture usage flags by name, `A | B`.
+fn usage_names(usage: wgpu::TextureUsages) -> String {
+    let names: Vec<&str> = usage.iter_names().map(|(name, _)| name).collect();
+    if names.is_empty() {
+        "(none)".into()
+    } else {
+        names.join(" | ")
     }
 }
 
