@@ -104,7 +104,10 @@ fn hundred_frames_of_new_parameters_create_no_pipeline() {
         after_first,
         "no pipeline may be created after the first frame"
     );
-    assert_eq!(changed_frames, 4, "every sampled frame differs from the last");
+    assert_eq!(
+        changed_frames, 4,
+        "every sampled frame differs from the last"
+    );
 }
 
 #[test]
@@ -181,7 +184,12 @@ fn bad_targets_are_refused_before_recording() {
             "size is 16x32x1, needs 32x16x1",
         ),
         (
-            make(F::R32Float, [32, 16, 1], U::TEXTURE_BINDING | U::COPY_SRC, D::D2),
+            make(
+                F::R32Float,
+                [32, 16, 1],
+                U::TEXTURE_BINDING | U::COPY_SRC,
+                D::D2,
+            ),
             "lacks STORAGE_BINDING",
         ),
         (
@@ -220,16 +228,30 @@ fn bad_per_frame_parameters_name_node_and_field() {
     )
     .expect("compile");
     let cases: [(&str, NodeParam, &str); 5] = [
-        ("nope", NodeParam::Frequency(2.0), "node 'nope' is not in the graph"),
-        ("base", NodeParam::Frequency(0.0), "node 'base', field 'frequency'"),
-        ("base", NodeParam::Amplitude(1.0), "node 'base', field 'amplitude'"),
+        (
+            "nope",
+            NodeParam::Frequency(2.0),
+            "node 'nope' is not in the graph",
+        ),
+        (
+            "base",
+            NodeParam::Frequency(0.0),
+            "node 'base', field 'frequency'",
+        ),
+        (
+            "base",
+            NodeParam::Amplitude(1.0),
+            "node 'base', field 'amplitude'",
+        ),
         ("qx", NodeParam::Z(1.0), "node 'qx', field 'z'"),
-        ("terrain", NodeParam::Amplitude(1.0), "not evaluated by the compiled output 'qx'"),
+        (
+            "terrain",
+            NodeParam::Amplitude(1.0),
+            "not evaluated by the compiled output 'qx'",
+        ),
     ];
     for (node, param, expected) in cases {
-        let err = compiled
-            .set_node_param(node, param)
-            .expect_err("refused");
+        let err = compiled.set_node_param(node, param).expect_err("refused");
         assert!(
             err.to_string().contains(expected),
             "error '{err}' should say '{expected}'"
@@ -269,7 +291,10 @@ fn short_device_limits_are_named() {
         .err()
         .expect("too wide for the device");
     assert!(matches!(err, Error::Limit(_)), "{err}");
-    assert!(err.to_string().contains("max_texture_dimension_2d"), "{err}");
+    assert!(
+        err.to_string().contains("max_texture_dimension_2d"),
+        "{err}"
+    );
 
     let err = CompiledGraph::new(&ctx, &graph, None, View::image(16, 8))
         .err()

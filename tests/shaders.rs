@@ -6,8 +6,7 @@ use std::path::Path;
 
 use noisegraph::family::{registry, FamilyParams, ParamKind, ParamValue};
 use noisegraph::gpu::assemble::{
-    combine_source, generate_source, normal_map_source, shader_paths, validate_wgsl,
-    GenerateLayout,
+    combine_source, generate_source, normal_map_source, shader_paths, validate_wgsl, GenerateLayout,
 };
 use noisegraph::gpu::NormalMapFormat;
 use noisegraph::graph::{FamilyNode, GenerateStage};
