@@ -2,6 +2,8 @@
 //! same functions, same order of operations (see that file for the surface, frame and
 //! border conventions).
 
+#![warn(missing_docs)]
+
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
@@ -44,6 +46,7 @@ pub fn neighbour_span(x: i32, n: i32, border: u32) -> f32 {
     (nb[1] - nb[0]) as f32
 }
 
+/// The surface slope along one axis: height difference of the neighbours over their distance.
 #[inline(always)]
 pub fn slope(lo: f32, hi: f32, span_px: f32, spacing: f32, scale: f32) -> f32 {
     if span_px == 0.0 {
@@ -52,6 +55,8 @@ pub fn slope(lo: f32, hi: f32, span_px: f32, spacing: f32, scale: f32) -> f32 {
     scale * (hi - lo) / (span_px * spacing)
 }
 
+/// The unit normal `(-gx, -gy, 1) / |...|` of slopes `gx`, `gy`, with the height in `w`
+/// (signed encoding) or mapped to `[0, 1]` with `w = 1` (unorm encoding).
 #[inline(always)]
 pub fn encode_normal(gx: f32, gy: f32, h: f32, encoding: u32) -> [f32; 4] {
     let inv_len = 1.0 / (gx * gx + gy * gy + 1.0).sqrt();

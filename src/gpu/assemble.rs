@@ -45,12 +45,18 @@ pub struct GenerateLayout {
     pub aux: bool,
 }
 
-/// Binding numbers, shared with the bind group code.
+// Binding numbers, shared with the bind group code.
+/// The stage's uniform buffer.
 pub const BINDING_PARAMS: u32 = 0;
+/// The storage texture a stage writes.
 pub const BINDING_OUT: u32 = 1;
+/// The partial octave sum of an earlier pass (generate stages).
 pub const BINDING_PARTIAL: u32 = 2;
+/// The first displacement field of a warp; the others follow (up to 4).
 pub const BINDING_DISPLACE: u32 = 3;
+/// The family's auxiliary table.
 pub const BINDING_AUX: u32 = 7;
+/// The first input field of a point-wise stage; the others follow.
 pub const BINDING_INPUTS: u32 = 2;
 
 fn texture_types(volume: bool) -> (&'static str, &'static str, &'static str) {

@@ -28,6 +28,7 @@ impl Default for RunOptions {
 
 /// The textures a recorded plan writes, one per stage, in plan order.
 pub struct GpuStageOutput {
+    /// R32Float textures of the view's size, indexed like `Plan::stages`.
     pub textures: Vec<wgpu::Texture>,
 }
 

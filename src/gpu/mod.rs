@@ -1,6 +1,8 @@
 //! The GPU executor: a device of its own or a caller's, a pipeline cache keyed by shader
 //! source, dispatch of a plan's stages, and readback.
 
+#![warn(missing_docs)]
+
 pub mod assemble;
 mod compiled;
 mod execute;

@@ -80,7 +80,9 @@ pub enum Border {
 /// Parameters of a normal map.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NormalMapOptions {
+    /// The output texture's format and encoding.
     pub format: NormalMapFormat,
+    /// What happens at the edges.
     pub border: Border,
     /// Surface height per unit of the field: the surface is `z = height_scale * h(x, y)`.
     pub height_scale: f32,
@@ -139,6 +141,22 @@ impl NormalMapOptions {
 
 /// The normal map of a 2D field on the CPU path (the reference the GPU pass is tested
 /// against): one `[f32; 4]` per pixel, x fastest, before any format quantization.
+///
+/// ```
+/// use noisegraph::gpu::{normal_map_cpu, NormalMapOptions};
+/// use noisegraph::{Field, View};
+/// // A ramp rising by 0.5 per pixel along x, on pixels 1 unit apart: slope 0.5.
+/// let field = Field::new(4, 2, 1, vec![0.0, 0.5, 1.0, 1.5, 0.0, 0.5, 1.0, 1.5]);
+/// let options = NormalMapOptions {
+///     spacing: [1.0, 1.0],
+///     ..NormalMapOptions::for_view(&View::image(4, 2))
+/// };
+/// let normals = normal_map_cpu(&field, &options).unwrap();
+/// let expected = [-0.5 / 1.25f32.sqrt(), 0.0, 1.0 / 1.25f32.sqrt()];
+/// for n in &normals {
+///     assert!((0..3).all(|c| (n[c] - expected[c]).abs() < 1e-6));
+/// }
+/// ```
 pub fn normal_map_cpu(field: &Field, options: &NormalMapOptions) -> Result<Vec<[f32; 4]>> {
     options.check()?;
     if field.depth != 1 {

@@ -31,6 +31,7 @@ pub enum LayoutKey {
     },
 }
 
+/// Compiled pipelines keyed by assembled source, with a count of compilations.
 #[derive(Default)]
 pub struct PipelineCache {
     pipelines: Mutex<HashMap<String, Arc<CachedPipeline>>>,
@@ -128,6 +129,7 @@ impl PipelineCache {
         self.pipelines.lock().map(|p| p.len()).unwrap_or(0)
     }
 
+    /// Whether no pipeline is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -81,7 +81,7 @@ pub(crate) fn pass_uniforms(
 /// Ping-pong of split octaves: pass `i` of `n` writes `out` when true, the partial texture
 /// otherwise, so the last pass always writes `out`.
 fn pass_writes_out(i: usize, n: usize) -> bool {
-    (n - 1 - i) % 2 == 0
+    (n - 1 - i).is_multiple_of(2)
 }
 
 fn texture_view(t: &wgpu::Texture) -> wgpu::TextureView {
