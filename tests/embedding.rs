@@ -374,3 +374,44 @@ fn volume_targets_record_too() {
         "volume",
     );
 }
+
+#[test]
+fn split_octaves_ping_pong_through_the_callers_target() {
+    let Some(ctx) = common::gpu() else { return };
+    let graph = NoiseGraph::from_value(&json!({
+        "seed": 4, "output": "fbm",
+        "nodes": [
+            { "id": "base", "type": "perlin", "dims": 3, "frequency": 2, "z": 0.2 },
+            { "id": "fbm", "type": "ridged", "source": "base", "octaves": 5 }
+        ]
+    }))
+    .expect("valid");
+    let view = View::image(23, 19);
+    // One octave per pass: five passes, the target read back as the partial sum.
+    let options = noisegraph::RunOptions {
+        octave_budget: view.pixel_count(),
+        poison: false,
+    };
+    let mut compiled =
+        CompiledGraph::with_options(&ctx, &graph, None, view, &options).expect("compile");
+    assert!(compiled
+        .required_target_usage()
+        .contains(wgpu::TextureUsages::TEXTURE_BINDING));
+    let storage_only = ctx.device().create_texture(&wgpu::TextureDescriptor {
+        usage: wgpu::TextureUsages::STORAGE_BINDING,
+        ..compiled.target_descriptor()
+    });
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    let err = compiled
+        .record(&mut encoder, &storage_only)
+        .expect_err("split octaves read the target back");
+    assert!(err.to_string().contains("lacks TEXTURE_BINDING"), "{err}");
+    drop(encoder);
+    let target = compiled.create_target();
+    submit_frame(&ctx, &mut compiled, &target).expect("record");
+    assert_close(
+        &compiled.read_target(&target).expect("readback"),
+        &common::cpu_field(&graph, &view),
+        "split octaves",
+    );
+}

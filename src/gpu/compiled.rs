@@ -251,6 +251,18 @@ impl CompiledGraph {
         node: Option<&str>,
         view: View,
     ) -> Result<Self> {
+        Self::with_options(ctx, graph, node, view, &RunOptions::default())
+    }
+
+    /// [`CompiledGraph::new`] with run options: `octave_budget` decides how octaves split
+    /// across passes (`poison` does not apply: the caller owns the target).
+    pub fn with_options(
+        ctx: &Arc<GpuContext>,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: View,
+        options: &RunOptions,
+    ) -> Result<Self> {
         let plan = Plan::new(graph, node)?;
         if plan.target + 1 != plan.stages.len() {
             return Err(Error::InvalidRequest(format!(
@@ -258,7 +270,7 @@ impl CompiledGraph {
                 plan.stages[plan.target].node
             )));
         }
-        let prepared = ctx.prepare_plan(&plan, &view, RunOptions::default().octave_budget)?;
+        let prepared = ctx.prepare_plan(&plan, &view, options.octave_budget)?;
         let chains = plan
             .stages
             .iter()
@@ -579,7 +591,7 @@ impl CompiledGraph {
     /// [`create_target`](Self::create_target) for what it must be). Nothing is submitted and
     /// nothing waits. A wrong target (format, dimension, size, usage) is an error returned
     /// before anything is recorded. Bind groups for a target are made on first use and kept
-    /// while the same target comes back.
+    /// while the same target comes back (the graph holds a handle to its last target).
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
