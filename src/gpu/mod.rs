@@ -10,6 +10,7 @@ mod normal_map;
 mod pipeline;
 mod readback;
 mod stages;
+mod target;
 
 use std::sync::Arc;
 

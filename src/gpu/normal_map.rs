@@ -7,8 +7,8 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 use super::assemble::{normal_map_source, BINDING_HEIGHT, BINDING_OUT, BINDING_PARAMS, WORKGROUP};
-use super::compiled::check_texture;
 use super::pipeline::{CachedPipeline, LayoutKey};
+use super::target::check_texture;
 use super::GpuContext;
 use crate::cpu::normal_map::{
     run_normal_map, NormalMapUniform, BORDER_CLAMP, BORDER_WRAP, ENCODING_SIGNED, ENCODING_UNORM,
