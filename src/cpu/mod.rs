@@ -3,9 +3,14 @@
 
 pub mod combine;
 pub mod fade;
+pub mod gabor;
 pub mod hash;
 pub mod normal_map;
 pub mod perlin;
+pub mod phasor;
 pub mod simplex;
 pub mod stage;
+pub mod turns;
 pub mod value;
+pub mod wave;
+pub mod wavelet;

@@ -9,9 +9,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+mod gabor;
 mod perlin;
+mod phasor;
 mod simplex;
 mod value;
+mod wave;
+mod wavelet;
 
 /// Parameters every family node accepts, besides its own (see [`Family::params`]).
 pub const COMMON_FAMILY_FIELDS: &[&str] = &[
@@ -207,7 +211,15 @@ pub fn wrap_to_i32(v: f64) -> i32 {
 
 /// Every family, in gallery order.
 pub fn registry() -> &'static [&'static dyn Family] {
-    &[&value::Value, &perlin::Perlin, &simplex::Simplex]
+    &[
+        &value::Value,
+        &perlin::Perlin,
+        &simplex::Simplex,
+        &gabor::Gabor,
+        &phasor::Phasor,
+        &wave::Wave,
+        &wavelet::Wavelet,
+    ]
 }
 
 /// Looks a family up by its JSON `type` name.

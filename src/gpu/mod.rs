@@ -15,7 +15,7 @@ mod target;
 use std::sync::Arc;
 
 pub use compiled::{CompiledGraph, NodeParam};
-pub use execute::{GpuStageOutput, RunOptions};
+pub use execute::{GpuStageOutput, RunOptions, RunTimings};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
 pub use pipeline::PipelineCache;
 
