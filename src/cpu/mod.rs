@@ -5,6 +5,7 @@ pub mod combine;
 pub mod fade;
 pub mod gabor;
 pub mod hash;
+pub mod normal_map;
 pub mod perlin;
 pub mod phasor;
 pub mod simplex;
