@@ -14,3 +14,19 @@ pub mod turns;
 pub mod value;
 pub mod wave;
 pub mod wavelet;
+
+/// WGSL's `floor` for the twins. `f32::floor` is a libm call on baseline x86-64 (no SSE4.1
+/// `roundss`), which made it the largest single cost of a CPU sample; this is exact for every
+/// finite f32 (values of magnitude 2^23 and above are already integers).
+#[inline(always)]
+pub fn floor(x: f32) -> f32 {
+    if !(x.abs() < 8_388_608.0) {
+        return x;
+    }
+    let t = x as i32 as f32;
+    if t > x {
+        t - 1.0
+    } else {
+        t
+    }
+}

@@ -24,7 +24,7 @@ fn simplex_corner_2d(d: [f32; 2], h: u32) -> f32 {
 
 pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed: u32) -> f32 {
     let s = (local[0] + local[1]) * SIMPLEX_F2;
-    let fl = [(local[0] + s).floor(), (local[1] + s).floor()];
+    let fl = [super::floor(local[0] + s), super::floor(local[1] + s)];
     let t = (fl[0] + fl[1]) * SIMPLEX_G2;
     let d0 = [local[0] - (fl[0] - t), local[1] - (fl[1] - t)];
     let o = if d0[0] > d0[1] { [1, 0] } else { [0, 1] };
@@ -60,7 +60,7 @@ fn simplex_corner_3d(d: [f32; 3], h: u32) -> f32 {
 
 pub fn simplex_3d(cell: [i32; 3], local: [f32; 3], seed: u32) -> f32 {
     let s = (local[0] + local[1] + local[2]) * SIMPLEX_F3;
-    let fl = local.map(|v| (v + s).floor());
+    let fl = local.map(|v| super::floor(v + s));
     let t = (fl[0] + fl[1] + fl[2]) * SIMPLEX_G3;
     let d0 = [0, 1, 2].map(|k| local[k] - (fl[k] - t));
     let ge_xy = d0[0] >= d0[1];
