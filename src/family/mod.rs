@@ -9,6 +9,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+mod cellular;
+mod opensimplex2;
 mod perlin;
 mod simplex;
 mod value;
@@ -150,6 +152,17 @@ pub trait Family: Send + Sync {
     fn split_origin(&self, dims: u32, p: [f64; 4], period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
         split_cubic(dims, p, period)
     }
+    /// [`Family::split_origin`] for a family whose lattice depends on a parameter (the
+    /// OpenSimplex2 variants use different 4D lattices); the plan calls this one.
+    fn split_origin_with(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        p: [f64; 4],
+        period: [i32; 4],
+    ) -> ([i32; 4], [f32; 4]) {
+        self.split_origin(dims, p, period)
+    }
     /// The fraction of pixels allowed over the parity tolerance: 0 for a continuous field,
     /// a small documented fraction where the output has discontinuities (a square or sawtooth
     /// profile, cellular ties), at most 0.001.
@@ -207,7 +220,13 @@ pub fn wrap_to_i32(v: f64) -> i32 {
 
 /// Every family, in gallery order.
 pub fn registry() -> &'static [&'static dyn Family] {
-    &[&value::Value, &perlin::Perlin, &simplex::Simplex]
+    &[
+        &value::Value,
+        &perlin::Perlin,
+        &simplex::Simplex,
+        &opensimplex2::OpenSimplex2,
+        &cellular::Cellular,
+    ]
 }
 
 /// Looks a family up by its JSON `type` name.
