@@ -183,16 +183,16 @@ fn opensimplex2_4d(cell: vec4<i32>, local: vec4<f32>, seed: u32, variant: u32) -
     let sh = seed_hash(seed);
     var value = 0.0;
     if (variant == OS2_FAST) {
-        // Every copy placed directly: copies above the starting one use the base point one
-        // step down the diagonal, so each copy's offsets stay within its base simplex.
+        // Five copies of the lattice, 0.2 apart along the diagonal, one point from each. Start
+        // with the copy whose base simplex surely holds a contributing point; each next
+        // point is the closest vertex of the simplex based at the previous one.
         let sum = (si.x + si.y) + (si.z + si.w);
         let start = min(i32(sum * 1.25), 4);
-        for (var copy = 0; copy < 5; copy++) {
-            let wrap = select(0, 1, copy > start);
-            let shift = OS2_LATTICE_STEP_4D * f32(copy) - f32(wrap);
-            var p = vec4<f32>(si.x - shift, si.y - shift, si.z - shift, si.w - shift);
-            var point = base - vec4<i32>(wrap);
-            // The closest vertex of the simplex based at this point: the base or one axis step.
+        let first_shift = OS2_LATTICE_STEP_4D * f32(start);
+        var p = vec4<f32>(si.x - first_shift, si.y - first_shift, si.z - first_shift, si.w - first_shift);
+        var point = base;
+        var copy = start;
+        for (var step = 0; step < 5; step++) {
             let score0 = 1.0 - ((p.x + p.y) + (p.z + p.w));
             var axis = 4;
             if (p.x >= p.y && p.x >= p.z && p.x >= p.w && p.x >= score0) {
@@ -210,6 +210,14 @@ fn opensimplex2_4d(cell: vec4<i32>, local: vec4<f32>, seed: u32, variant: u32) -
             }
             let salted = sh + u32(copy) * OS2_COPY_SALT;
             value += os2_vertex_4d(point, p, OS2_UNSKEW_4D_FAST, 0.6, salted);
+            // The next copy sits 0.2 further down the diagonal; below copy 0 it wraps to
+            // copy 4 one lattice step down (m - 0.2 = (m - 1) + 0.8).
+            p = vec4<f32>(p.x + OS2_LATTICE_STEP_4D, p.y + OS2_LATTICE_STEP_4D, p.z + OS2_LATTICE_STEP_4D, p.w + OS2_LATTICE_STEP_4D);
+            copy -= 1;
+            if (step == start) {
+                point -= vec4<i32>(1);
+                copy += 5;
+            }
         }
         return OS2_SCALE_4D_FAST * value;
     }

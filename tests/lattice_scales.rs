@@ -132,10 +132,8 @@ fn os2_4d_points(s: [f64; 4], variant: u32) -> Offsets {
         let g = 0.309016994374947;
         let sum: f64 = s.iter().sum();
         let start = ((sum * 1.25) as i32).min(4);
-        for copy in 0..5 {
-            let wrap = if copy > start { 1.0 } else { 0.0 };
-            let shift = 0.2 * copy as f64 - wrap;
-            let mut p = s.map(|v| v - shift);
+        let mut p = s.map(|v| v - 0.2 * start as f64);
+        for _ in 0..5 {
             let score0 = 1.0 - p.iter().sum::<f64>();
             let axis = if p[0] >= p[1] && p[0] >= p[2] && p[0] >= p[3] && p[0] >= score0 {
                 0
@@ -152,6 +150,7 @@ fn os2_4d_points(s: [f64; 4], variant: u32) -> Offsets {
                 p[axis] -= 1.0;
             }
             out.push(unskew(p, 4, g));
+            p = p.map(|v| v + 0.2);
         }
         return out;
     }

@@ -267,18 +267,16 @@ pub fn opensimplex2_4d(
     let sh = seed_hash(seed);
     let mut value = 0.0;
     if variant == OS2_FAST {
-        // The copy whose base simplex surely holds a contributing point comes first in the
-        // reference; here every copy is placed directly: copies above it use the base point
-        // one step down the diagonal, so each copy's offsets stay within its base simplex.
+        // Five copies of the lattice, 0.2 apart along the diagonal, one point from each. Start
+        // with the copy whose base simplex surely holds a contributing point; each next
+        // point is the closest vertex of the simplex based at the previous one.
         let sum = (si[0] + si[1]) + (si[2] + si[3]);
         let start = ((sum * 1.25) as i32).min(4);
-        for copy in 0..5 {
-            let wrap = (copy > start) as i32;
-            let shift = OS2_LATTICE_STEP_4D * copy as f32 - wrap as f32;
-            let mut p = [si[0] - shift, si[1] - shift, si[2] - shift, si[3] - shift];
-            let mut point = base.map(|b| b.wrapping_sub(wrap));
-            // The closest vertex of the simplex based at this point: the base itself or one
-            // step along an axis.
+        let first_shift = OS2_LATTICE_STEP_4D * start as f32;
+        let mut p = si.map(|v| v - first_shift);
+        let mut point = base;
+        let mut copy = start;
+        for step in 0..5 {
             let score0 = 1.0 - ((p[0] + p[1]) + (p[2] + p[3]));
             let axis = if p[0] >= p[1] && p[0] >= p[2] && p[0] >= p[3] && p[0] >= score0 {
                 0
@@ -297,6 +295,14 @@ pub fn opensimplex2_4d(
             }
             let salted = sh.wrapping_add((copy as u32).wrapping_mul(OS2_COPY_SALT));
             value += os2_vertex_4d(aux, point, p, OS2_UNSKEW_4D_FAST, 0.6, salted);
+            // The next copy sits 0.2 further down the diagonal; below copy 0 it wraps to
+            // copy 4 one lattice step down (m - 0.2 = (m - 1) + 0.8).
+            p = p.map(|v| v + OS2_LATTICE_STEP_4D);
+            copy -= 1;
+            if step == start {
+                point = point.map(|v| v.wrapping_sub(1));
+                copy += 5;
+            }
         }
         return OS2_SCALE_4D_FAST * value;
     }
