@@ -435,6 +435,19 @@ fn gradient_families_are_continuous() {
             );
         }
     }
+    // The same far from the origin: the host splits the lattice in f64, so it stays clean.
+    let far: Vec<_> = nodes
+        .iter()
+        .map(|n| {
+            let mut n = n.clone();
+            n["offset"] = json!([1.0e6, -2.5e5]);
+            n["z"] = json!(3.0e5);
+            n["w"] = json!(-7.0e5);
+            n
+        })
+        .collect();
+    nodes.extend(far);
+    nodes.push(json!({"type": "cellular", "dims": 3, "frequency": 4.0, "offset": [1.0e6, -2.5e5], "z": 3.0e5}));
     for node in nodes {
         let data = bake(node.clone(), &View::image(1024, 1024));
         let step = largest_step(&data, 1024);

@@ -485,3 +485,64 @@ const GRADIENTS_4D: [[f64; 4]; 160] = [
     [0.782168443, 0.432147269, 0.432147269, -0.121284802],
     [0.753341018, 0.379682899, 0.379682899, 0.379682899],
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::opensimplex2::{OS2_SMOOTH, OS2_UNSKEW_2D, OS2_UNSKEW_4D_FAST};
+
+    /// Input space to the frame the kernel measures distances in (lattice transform, then
+    /// unskew) must be a rotation, or the noise would be stretched.
+    #[test]
+    fn lattice_frames_are_isometric() {
+        let cases = [
+            (2, OS2_FAST, OS2_UNSKEW_2D as f64),
+            (3, OS2_FAST, 0.0),
+            (4, OS2_FAST, OS2_UNSKEW_4D_FAST as f64),
+            (4, OS2_SMOOTH, OS2_UNSKEW_4D_SMOOTH as f64),
+        ];
+        for (dims, variant, unskew) in cases {
+            let n = dims as usize;
+            let m = lattice_matrix(dims, variant);
+            let mut r = [[0f64; 4]; 4];
+            for i in 0..n {
+                for j in 0..n {
+                    let col_sum: f64 = (0..n).map(|k| m[k][j]).sum();
+                    r[i][j] = m[i][j] + unskew * col_sum;
+                }
+            }
+            for i in 0..n {
+                for j in 0..n {
+                    let dot: f64 = (0..n).map(|k| r[k][i] * r[k][j]).sum();
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    assert!(
+                        (dot - want).abs() < 1e-6,
+                        "{dims}D variant {variant}: column {i} . column {j} = {dot}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_maps_back_to_the_position() {
+        for dims in [2u32, 3, 4] {
+            for variant in [OS2_FAST, OS2_SMOOTH] {
+                let m = lattice_matrix(dims, variant);
+                let p = [1.0e6 + 0.3, -2.5e5 + 0.7, 3.0e5 + 0.1, -7.0e5 + 0.9];
+                let (cell, local) = split_linear(dims as usize, p, m);
+                let s = mat_vec(&m, p, dims as usize);
+                let l = mat_vec(&m, local.map(|v| v as f64), dims as usize);
+                for k in 0..dims as usize {
+                    assert!(local[k].abs() < 4.0, "{dims}D local {local:?}");
+                    let back = cell[k] as f64 + l[k];
+                    assert!(
+                        (back - s[k]).abs() < 1e-5,
+                        "{dims}D axis {k}: {back} vs {}",
+                        s[k]
+                    );
+                }
+            }
+        }
+    }
+}
