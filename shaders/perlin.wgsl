@@ -8,17 +8,20 @@ const GRADIENTS_IMPROVED: u32 = 0u;
 const GRADIENTS_RANDOM: u32 = 1u;
 const INV_SQRT2: f32 = 0.70710678118654752;
 const TAU: f32 = 6.28318530717958648;
+const GRAD2_COS: f32 = 0.92387953251128674; // cos(pi / 8)
+const GRAD2_SIN: f32 = 0.38268343236508977; // sin(pi / 8)
 
 fn perlin_grad_2d(h: u32, d: vec2<f32>, gradients: u32) -> f32 {
     if (gradients == GRADIENTS_RANDOM) {
         let angle = hash_to_unit(h) * TAU;
         return cos(angle) * d.x + sin(angle) * d.y;
     }
-    // Bits 0 and 1 pick the signs, bit 2 axis or diagonal, bit 3 which axis.
-    let sx = select(d.x, -d.x, (h & 1u) != 0u);
-    let sy = select(d.y, -d.y, (h & 2u) != 0u);
-    let axis = select(sx, sy, (h & 8u) != 0u);
-    return select(axis, (sx + sy) * INV_SQRT2, (h & 4u) != 0u);
+    // Eight unit vectors at 22.5 + k * 45 degrees, picked by hash bits (0, 1: signs, 2: swap).
+    // None lies along an axis or a diagonal, which keeps straight creases off the lattice lines.
+    let swap = (h & 4u) != 0u;
+    let gx = select(GRAD2_COS, GRAD2_SIN, swap);
+    let gy = select(GRAD2_SIN, GRAD2_COS, swap);
+    return select(gx, -gx, (h & 1u) != 0u) * d.x + select(gy, -gy, (h & 2u) != 0u) * d.y;
 }
 
 fn perlin_corner_2d(i: vec2<i32>, offset: vec2<i32>, f: vec2<f32>, period: vec2<i32>, sh: u32, gradients: u32) -> f32 {

@@ -24,6 +24,8 @@ struct StageParams {
     size: vec4<u32>,
     // fractal remap, first octave of this pass, finalize flag, unused
     mode: vec4<u32>,
+    // pixel offset of this run in the whole view (a tile's position), unused
+    pixel_offset: vec4<u32>,
     // x: 1 / sum of |amplitudes|
     scalars: vec4<f32>,
     family: array<vec4<f32>, 4>,
@@ -50,7 +52,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let d = load_displace(gid);
-    let pix = vec4<f32>(vec3<f32>(gid), 0.0);
+    let pix = vec4<f32>(vec3<f32>(gid + params.pixel_offset.xyz), 0.0);
     let kind = params.mode.x;
     let first = params.mode.y;
     var sum = load_partial(gid);

@@ -179,3 +179,63 @@ pub fn power_spectrum(field: &Field, z: u32) -> PowerSpectrum {
         power: data.iter().map(|c| c.norm_sqr() / norm).collect(),
     }
 }
+
+/// A derivative view of a field, for seeing what a fade function does to the surface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DerivativeView {
+    /// Gradient magnitude (central differences, one-sided at the edges), per pixel.
+    Slope,
+    /// The 5-point Laplacian (edges clamped), per pixel squared. A cubic fade's second
+    /// derivative jumps at every lattice line, so its Laplacian shows grid-aligned creases;
+    /// a quintic's is continuous (Perlin 2002).
+    Curvature,
+}
+
+impl DerivativeView {
+    pub fn parse(name: &str) -> Option<DerivativeView> {
+        match name {
+            "slope" => Some(DerivativeView::Slope),
+            "curvature" => Some(DerivativeView::Curvature),
+            _ => None,
+        }
+    }
+}
+
+/// The slope or curvature of slice `z` of `field`, in units of the field per pixel.
+pub fn derivative_view(field: &Field, z: u32, view: DerivativeView) -> Field {
+    let (w, h) = (field.width as usize, field.height as usize);
+    let start = z as usize * w * h;
+    let slice = &field.data[start..start + w * h];
+    let at = |x: isize, y: isize| {
+        let x = x.clamp(0, w as isize - 1) as usize;
+        let y = y.clamp(0, h as isize - 1) as usize;
+        slice[y * w + x]
+    };
+    let mut out = vec![0f32; w * h];
+    for y in 0..h as isize {
+        for x in 0..w as isize {
+            let c = at(x, y);
+            let (l, r, u, d) = (at(x - 1, y), at(x + 1, y), at(x, y - 1), at(x, y + 1));
+            out[y as usize * w + x as usize] = match view {
+                DerivativeView::Slope => {
+                    // One-sided at the edges: the clamped neighbour is the pixel itself.
+                    let sx = if x == 0 || x == w as isize - 1 {
+                        1.0
+                    } else {
+                        0.5
+                    };
+                    let sy = if y == 0 || y == h as isize - 1 {
+                        1.0
+                    } else {
+                        0.5
+                    };
+                    let gx = (r - l) * sx;
+                    let gy = (d - u) * sy;
+                    (gx * gx + gy * gy).sqrt()
+                }
+                DerivativeView::Curvature => l + r + u + d - 4.0 * c,
+            };
+        }
+    }
+    Field::new(w as u32, h as u32, 1, out)
+}

@@ -29,6 +29,9 @@ impl std::str::FromStr for Backend {
     }
 }
 
+/// Largest field the CPU path materializes in one piece (4 GiB of f32); larger bakes are tiled.
+pub const MAX_CPU_SAMPLES: u64 = 1 << 30;
+
 /// Runs every stage of `plan` on the CPU and returns the fields of the stages in `which`.
 pub fn run_cpu_stages(
     plan: &Plan,
@@ -37,6 +40,15 @@ pub fn run_cpu_stages(
     which: &[usize],
 ) -> Result<Vec<Field>> {
     plan.check_view(view)?;
+    if view.pixel_count() > MAX_CPU_SAMPLES {
+        return Err(Error::Limit(format!(
+            "size: {}x{}x{} = {} samples exceeds the CPU path's limit of {MAX_CPU_SAMPLES} samples per field",
+            view.size[0],
+            view.size[1],
+            view.size[2],
+            view.pixel_count()
+        )));
+    }
     let len = view.pixel_count() as usize;
     let mut fields: Vec<Vec<f32>> = Vec::with_capacity(plan.stages.len());
     for stage in &plan.stages {

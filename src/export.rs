@@ -116,67 +116,251 @@ fn npy_header(shape: &[usize]) -> Vec<u8> {
     out
 }
 
-fn shape_of(field: &Field) -> Vec<usize> {
-    if field.depth > 1 {
-        vec![
-            field.depth as usize,
-            field.height as usize,
-            field.width as usize,
-        ]
-    } else {
-        vec![field.height as usize, field.width as usize]
-    }
-}
-
 /// Writes a field. `range` is the value range mapped to black..white for PNG formats.
 /// A volume becomes a PNG with its slices stacked vertically.
 pub fn write_field(field: &Field, path: &Path, format: Format, range: (f32, f32)) -> Result<()> {
-    let width = field.width;
-    let height = field.height * field.depth;
-    let encode_err = |e: image::ImageError| Error::Encode {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
-    write_atomic(path, |tmp| match format {
-        Format::Npy => {
-            let file = File::create(tmp).map_err(io_err(path))?;
-            let mut w = BufWriter::new(file);
-            w.write_all(&npy_header(&shape_of(field)))
-                .map_err(io_err(path))?;
-            for v in &field.data {
-                w.write_all(&v.to_le_bytes()).map_err(io_err(path))?;
+    let mut writer = StreamWriter::create(
+        path,
+        format,
+        [field.width, field.height, field.depth],
+        range,
+    )?;
+    writer.write_rows(&field.data)?;
+    writer.finish()
+}
+
+/// The encoder behind a [`StreamWriter`].
+enum Encoder {
+    Npy(BufWriter<File>),
+    Png {
+        stream: Box<png::StreamWriter<'static, File>>,
+        sixteen: bool,
+    },
+    /// OpenEXR is buffered whole and encoded at the end (the `image` crate's encoder takes
+    /// the full image), so EXR output is not streamed.
+    Exr(Vec<f32>),
+}
+
+/// Writes an image row band by row band, so a bake larger than memory can stream to disk:
+/// npy and PNG are encoded as rows arrive. The file is written under a temporary name and
+/// renamed into place by [`StreamWriter::finish`]; dropped unfinished (an error, a panic),
+/// the temporary file is removed and nothing appears under the final name.
+pub struct StreamWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    format: Format,
+    size: [u32; 3],
+    range: (f32, f32),
+    rows_written: u64,
+    encoder: Option<Encoder>,
+}
+
+impl StreamWriter {
+    /// Starts a `size` (width, height, depth) file; a volume's slices are stacked vertically
+    /// in PNG formats.
+    pub fn create(path: &Path, format: Format, size: [u32; 3], range: (f32, f32)) -> Result<Self> {
+        let tmp = temp_path(path);
+        let encode_err = |e: png::EncodingError| Error::Encode {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        };
+        let open = || -> Result<BufWriter<File>> {
+            Ok(BufWriter::with_capacity(
+                1 << 20,
+                File::create(&tmp).map_err(io_err(path))?,
+            ))
+        };
+        let [w, h, d] = size;
+        let encoder = match format {
+            Format::Npy => {
+                let mut file = open()?;
+                let shape = if d > 1 {
+                    vec![d as usize, h as usize, w as usize]
+                } else {
+                    vec![h as usize, w as usize]
+                };
+                file.write_all(&npy_header(&shape)).map_err(io_err(path))?;
+                Encoder::Npy(file)
             }
-            w.flush().map_err(io_err(path))?;
-            w.get_ref().sync_all().map_err(io_err(path))
+            Format::Png | Format::Png16 => {
+                // The encoder buffers a chunk before writing, so the file needs no BufWriter.
+                let file = File::create(&tmp).map_err(io_err(path))?;
+                let height = h.checked_mul(d).ok_or_else(|| {
+                    Error::InvalidRequest(format!("{}: image too tall for PNG", path.display()))
+                })?;
+                let mut encoder = png::Encoder::new(file, w, height);
+                encoder.set_color(png::ColorType::Grayscale);
+                let sixteen = format == Format::Png16;
+                encoder.set_depth(if sixteen {
+                    png::BitDepth::Sixteen
+                } else {
+                    png::BitDepth::Eight
+                });
+                let writer = encoder.write_header().map_err(encode_err)?;
+                let stream = writer.into_stream_writer().map_err(encode_err)?;
+                Encoder::Png {
+                    stream: Box::new(stream),
+                    sixteen,
+                }
+            }
+            Format::Exr => Encoder::Exr(Vec::new()),
+        };
+        Ok(StreamWriter {
+            path: path.to_path_buf(),
+            tmp,
+            format,
+            size,
+            range,
+            rows_written: 0,
+            encoder: Some(encoder),
+        })
+    }
+
+    fn total_rows(&self) -> u64 {
+        self.size[1] as u64 * self.size[2] as u64
+    }
+
+    /// Appends whole rows (x fastest), top to bottom.
+    pub fn write_rows(&mut self, data: &[f32]) -> Result<()> {
+        let width = self.size[0] as usize;
+        if !data.len().is_multiple_of(width)
+            || self.rows_written + (data.len() / width) as u64 > self.total_rows()
+        {
+            return Err(Error::InvalidRequest(format!(
+                "{}: {} samples are not whole rows that fit the image",
+                self.path.display(),
+                data.len()
+            )));
         }
-        Format::Png => {
-            let pixels: Vec<u8> = field
-                .data
-                .iter()
-                .map(|&v| (normalize(v, range) * 255.0).round() as u8)
-                .collect();
-            let img = image::GrayImage::from_raw(width, height, pixels).expect("size matches");
-            img.save_with_format(tmp, image::ImageFormat::Png)
-                .map_err(encode_err)
+        let path = self.path.clone();
+        let range = self.range;
+        match self.encoder.as_mut().expect("writer not finished") {
+            Encoder::Npy(w) => {
+                let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+                w.write_all(&bytes).map_err(io_err(&path))?;
+            }
+            Encoder::Png { stream, sixteen } => {
+                let bytes: Vec<u8> = if *sixteen {
+                    data.iter()
+                        .flat_map(|&v| {
+                            (((normalize(v, range) * 65535.0).round()) as u16).to_be_bytes()
+                        })
+                        .collect()
+                } else {
+                    data.iter()
+                        .map(|&v| (normalize(v, range) * 255.0).round() as u8)
+                        .collect()
+                };
+                stream.write_all(&bytes).map_err(io_err(&path))?;
+            }
+            Encoder::Exr(buffer) => buffer.extend_from_slice(data),
         }
-        Format::Png16 => {
-            let pixels: Vec<u16> = field
-                .data
-                .iter()
-                .map(|&v| (normalize(v, range) * 65535.0).round() as u16)
-                .collect();
-            let img = image::ImageBuffer::<image::Luma<u16>, _>::from_raw(width, height, pixels)
-                .expect("size matches");
-            img.save_with_format(tmp, image::ImageFormat::Png)
-                .map_err(encode_err)
+        self.rows_written += (data.len() / width) as u64;
+        Ok(())
+    }
+
+    /// Finishes the file, syncs it and renames it into place (on failure the temporary
+    /// file is removed).
+    pub fn finish(mut self) -> Result<()> {
+        let result = self.finish_inner();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&self.tmp);
         }
-        Format::Exr => {
-            let pixels: Vec<f32> = field.data.iter().flat_map(|&v| [v, v, v]).collect();
-            let img = image::Rgb32FImage::from_raw(width, height, pixels).expect("size matches");
-            img.save_with_format(tmp, image::ImageFormat::OpenExr)
-                .map_err(encode_err)
+        result
+    }
+
+    fn finish_inner(&mut self) -> Result<()> {
+        if self.rows_written != self.total_rows() {
+            return Err(Error::InvalidRequest(format!(
+                "{}: {} of {} rows written",
+                self.path.display(),
+                self.rows_written,
+                self.total_rows()
+            )));
         }
-    })
+        let path = self.path.clone();
+        let file = match self.encoder.take().expect("writer not finished") {
+            Encoder::Npy(w) => w.into_inner().map_err(|e| io_err(&path)(e.into_error()))?,
+            Encoder::Png { stream, .. } => {
+                stream.finish().map_err(|e| Error::Encode {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })?;
+                File::open(&self.tmp).map_err(io_err(&path))?
+            }
+            Encoder::Exr(buffer) => {
+                let [w, h, d] = self.size;
+                let pixels: Vec<f32> = buffer.iter().flat_map(|&v| [v, v, v]).collect();
+                drop(buffer);
+                let img = image::Rgb32FImage::from_raw(w, h * d, pixels).expect("size matches");
+                img.save_with_format(&self.tmp, image::ImageFormat::OpenExr)
+                    .map_err(|e| Error::Encode {
+                        path: path.display().to_string(),
+                        message: e.to_string(),
+                    })?;
+                File::open(&self.tmp).map_err(io_err(&path))?
+            }
+        };
+        file.sync_all().map_err(io_err(&path))?;
+        drop(file);
+        std::fs::rename(&self.tmp, &self.path).map_err(io_err(&path))?;
+        Ok(())
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+}
+
+impl Drop for StreamWriter {
+    fn drop(&mut self) {
+        if self.encoder.is_some() {
+            // Unfinished: leave nothing behind.
+            self.encoder = None;
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Whether `path` holds a whole file of `format` and `size`, as a finished bake leaves it
+/// (used by `--resume`): npy by its header and length, PNG by its header and IEND trailer.
+pub fn is_complete(path: &Path, format: Format, size: [u32; 3]) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() || meta.len() == 0 {
+        return false;
+    }
+    let [w, h, d] = size;
+    match format {
+        Format::Npy => {
+            let shape = if d > 1 {
+                vec![d as usize, h as usize, w as usize]
+            } else {
+                vec![h as usize, w as usize]
+            };
+            let header = npy_header(&shape);
+            let expected = header.len() as u64 + w as u64 * h as u64 * d as u64 * 4;
+            let mut start = vec![0u8; header.len()];
+            meta.len() == expected
+                && File::open(path)
+                    .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut start))
+                    .is_ok()
+                && start == header
+        }
+        Format::Png | Format::Png16 => {
+            let Ok(bytes) = std::fs::read(path) else {
+                return false;
+            };
+            bytes.len() > 33
+                && &bytes[..8] == b"\x89PNG\r\n\x1a\n"
+                && bytes[16..20] == w.to_be_bytes()
+                && bytes[20..24] == (h * d).to_be_bytes()
+                && bytes.ends_with(&[0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82])
+        }
+        // Written atomically, so a file under the final name is whole.
+        Format::Exr => true,
+    }
 }
 
 /// Reads a float32 `.npy` file written by [`write_field`] (or NumPy) back into a field.

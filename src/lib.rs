@@ -24,6 +24,8 @@ pub mod field;
 pub mod gpu;
 pub mod graph;
 pub mod parity;
+pub mod presets;
+pub mod tiling;
 
 pub use engine::{Backend, Executor};
 pub use error::{Error, GraphErrors, GraphIssue, Result};

@@ -1,28 +1,52 @@
-//! `noisegraph bake`: graph file(s) to texture file(s).
+//! `noisegraph bake`: graph file(s), presets or a manifest of jobs to texture file(s), whole
+//! or in tiles, streamed to disk, sharded across processes of a job array.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use noisegraph::export::{write_field, Format};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use noisegraph::export::{is_complete, write_field, Format, StreamWriter};
+use noisegraph::tiling::{Shard, TileGrid};
 use noisegraph::{Backend, Executor, NoiseGraph, Plan, RunOptions, View};
 
-use super::{parse_axes, parse_size, Failure};
+use super::job::{
+    check_job, extension, job_from_entry, parse_format, parse_normalize, view_from, Defaults,
+    GraphSource, Job,
+};
+use super::Failure;
+
+/// Images with more pixels than this are baked in tiles and streamed to disk even without
+/// `--tile` (64 MiB per f32 field).
+pub const AUTO_TILE_PIXELS: u64 = 1 << 24;
+/// The tile edge used when tiling automatically.
+pub const AUTO_TILE: u32 = 1024;
+/// Exit codes of a batch count failed jobs, up to this.
+pub const MAX_FAILURE_EXIT: usize = 125;
 
 #[derive(Args)]
 pub struct BakeArgs {
-    /// Graph file (JSON, see the README for the format).
-    pub graph: PathBuf,
-    /// Output file; the format follows the extension unless --format is given.
+    /// Graph files (JSON). With one graph, -o is the output file; with several (or with
+    /// --manifest), -o is the output folder and each graph writes <stem>.<ext> there.
+    pub graphs: Vec<PathBuf>,
+    /// Output file (one graph) or output folder (several graphs, or a manifest).
     #[arg(short, long)]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
+    /// A JSON list of jobs: {"graph" or "preset", "output", "size", "origin", "extent",
+    /// "node", "format", "normalize", "tile", "stitch"}; missing fields take the flags' values.
+    #[arg(long)]
+    pub manifest: Option<PathBuf>,
+    /// Bake an embedded preset graph (see `noisegraph presets`) instead of a file.
+    #[arg(long)]
+    pub preset: Option<String>,
     /// Size in pixels: WxH, or WxHxD for a volume.
     #[arg(long, default_value = "512x512")]
     pub size: String,
     /// auto: a GPU adapter when there is one, else the CPU path; gpu; cpu.
     #[arg(long, default_value = "auto")]
     pub backend: String,
-    /// png | png16 | exr | npy (default: from the output extension).
+    /// png | png16 | exr | npy (default: from the output extension; png for several graphs).
     #[arg(long)]
     pub format: Option<String>,
     /// Bake this node instead of the graph's output.
@@ -37,90 +61,429 @@ pub struct BakeArgs {
     /// PNG value mapping: `range` (the node's documented range) or `minmax` (of the data).
     #[arg(long, default_value = "range")]
     pub normalize: String,
+    /// Cut the output into N x N-pixel tiles, one file each (<stem>_r<row>_c<col>.<ext>).
+    #[arg(long, value_name = "N")]
+    pub tile: Option<u32>,
+    /// With --tile: write the tiles into one file (streamed row band by row band).
+    #[arg(long)]
+    pub stitch: bool,
+    /// Bake only share I of N (0 <= I < N) of the work units (tiles written to their own
+    /// files, or whole outputs), e.g. --shard $SLURM_ARRAY_TASK_ID/$N.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Skip outputs (and tiles) that already exist whole.
+    #[arg(long)]
+    pub resume: bool,
 }
 
-pub fn load_graph(path: &Path) -> Result<NoiseGraph, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::bad_input(format!("graph file {}: {e}", path.display())))?;
-    NoiseGraph::from_json(&text).map_err(|e| Failure::bad_input(format!("{}: {e}", path.display())))
+/// What a batch did, for the summary line.
+#[derive(Default)]
+struct Tally {
+    written: usize,
+    skipped: usize,
+    pixels: u64,
+    seconds: f64,
 }
 
-pub fn run(args: BakeArgs) -> Result<(), Failure> {
-    let graph = load_graph(&args.graph)?;
-    let size = parse_size(&args.size)?;
-    let mut view = View {
-        size,
-        origin: [0.0; 3],
-        extent: [1.0; 3],
-    };
-    if let Some(o) = &args.origin {
-        view.origin = parse_axes("--origin", o, 0.0)?;
-    }
-    if let Some(e) = &args.extent {
-        let parts = parse_axes("--extent", e, f64::NAN)?;
-        let first = parts[0];
-        view.extent = parts.map(|v| if v.is_nan() { first } else { v });
-        if view.extent.iter().any(|v| *v <= 0.0) {
-            return Err(Failure::bad_input(format!(
-                "--extent: every extent must be greater than 0 (got '{e}')"
-            )));
-        }
-    }
-    let format = match &args.format {
-        Some(f) => Format::parse(f)?,
-        None => Format::from_path(&args.output)?,
-    };
-    let minmax = match args.normalize.as_str() {
-        "range" => false,
-        "minmax" => true,
-        other => {
-            return Err(Failure::bad_input(format!(
-                "--normalize: unknown mode '{other}' (range, minmax)"
-            )))
-        }
-    };
+/// Runs jobs with one executor, created when the first job needs it.
+struct Runner {
+    backend: Backend,
+    executor: Option<Executor>,
+    shard: Option<Shard>,
+    resume: bool,
+    tally: Tally,
+}
+
+pub fn run(args: BakeArgs) -> Result<i32, Failure> {
     let backend: Backend = args.backend.parse().map_err(Failure::bad_input)?;
-    let node = args.node.as_deref();
-    let plan = Plan::new(&graph, node)?;
-    plan.check_view(&view)?;
-    if let Some(parent) = args.output.parent().filter(|p| !p.as_os_str().is_empty()) {
-        if !parent.is_dir() {
-            return Err(Failure::bad_input(format!(
-                "output folder {} does not exist",
-                parent.display()
-            )));
+    let shard = args
+        .shard
+        .as_deref()
+        .map(Shard::parse)
+        .transpose()
+        .map_err(Failure::bad_input)?;
+    parse_normalize(&args.normalize)?;
+    if let Some(f) = &args.format {
+        parse_format(f)?;
+    }
+    let defaults = Defaults {
+        size: args.size.clone(),
+        origin: args.origin.clone(),
+        extent: args.extent.clone(),
+        node: args.node.clone(),
+        format: args.format.clone(),
+        normalize: args.normalize.clone(),
+        tile: args.tile,
+        stitch: args.stitch,
+    };
+    let mut sources: Vec<GraphSource> =
+        args.graphs.iter().cloned().map(GraphSource::File).collect();
+    if let Some(p) = &args.preset {
+        sources.push(GraphSource::Preset(p.clone()));
+    }
+    let mut runner = Runner {
+        backend,
+        executor: None,
+        shard,
+        resume: args.resume,
+        tally: Tally::default(),
+    };
+    let start = Instant::now();
+
+    if sources.len() == 1 && args.manifest.is_none() {
+        // One graph: -o is the file; failures exit 2 (bad input) or 1.
+        let output = args
+            .output
+            .clone()
+            .ok_or_else(|| Failure::bad_input("-o/--output: required (the output file)"))?;
+        let job = single_job(sources.remove(0), output, &defaults)?;
+        if let Some(parent) = job.output.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.is_dir() {
+                return Err(Failure::bad_input(format!(
+                    "output folder {} does not exist",
+                    parent.display()
+                )));
+            }
+        }
+        let units: Vec<usize> = (0..job.units()).filter(|&u| runner.selected(u)).collect();
+        if units.is_empty() {
+            eprintln!("noisegraph: {}: nothing in this shard", job.label);
+        } else {
+            runner.run_job(&job, &units)?;
+        }
+        runner.summary(0, start);
+        return Ok(0);
+    }
+    if sources.is_empty() && args.manifest.is_none() {
+        return Err(Failure::bad_input(
+            "nothing to bake: give a graph file, --preset NAME or --manifest FILE",
+        ));
+    }
+
+    // A batch: every job's failure is reported and counted; the others still run.
+    let out_dir = args.output.clone();
+    if args.manifest.is_none() && out_dir.is_none() {
+        return Err(Failure::bad_input(
+            "-o/--output: required (the output folder, with several graphs)",
+        ));
+    }
+    if let Some(dir) = &out_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::bad_input(format!("output folder {}: {e}", dir.display())))?;
+    }
+    let mut jobs: Vec<(String, Result<Job, Failure>)> = Vec::new();
+    for source in sources {
+        let label = source.stem();
+        let dir = out_dir.as_deref().unwrap_or(Path::new("."));
+        let job = defaults
+            .format
+            .as_deref()
+            .map_or(Ok(Format::Png), parse_format)
+            .and_then(|format| {
+                let output = dir.join(format!("{}.{}", source.stem(), extension(format)));
+                single_job(source, output, &defaults)
+            });
+        jobs.push((label, job));
+    }
+    if let Some(manifest) = &args.manifest {
+        let text = std::fs::read_to_string(manifest)
+            .map_err(|e| Failure::bad_input(format!("manifest {}: {e}", manifest.display())))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Failure::bad_input(format!("manifest {}: {e}", manifest.display())))?;
+        let entries = value.as_array().ok_or_else(|| {
+            Failure::bad_input(format!(
+                "manifest {}: expected a JSON list of jobs",
+                manifest.display()
+            ))
+        })?;
+        let base = manifest.parent().unwrap_or(Path::new(""));
+        for (i, entry) in entries.iter().enumerate() {
+            let job = job_from_entry(i, entry, base, out_dir.as_deref(), &defaults);
+            jobs.push((format!("entry {i}"), job));
         }
     }
 
-    let executor = Executor::new(backend)?;
-    if matches!(executor, Executor::Cpu) && backend == Backend::Auto {
-        eprintln!("noisegraph: no GPU adapter found; using the CPU reference path");
-    } else {
-        eprintln!("noisegraph: using {}", executor.describe());
+    let mut failed = 0;
+    let mut unit = 0usize;
+    for (label, job) in &jobs {
+        let count = job.as_ref().map_or(1, Job::units);
+        let units: Vec<usize> = (0..count).filter(|&u| runner.selected(unit + u)).collect();
+        unit += count;
+        if units.is_empty() {
+            continue;
+        }
+        let result = job.as_ref().map_err(|f| Failure {
+            code: f.code,
+            message: f.message.clone(),
+        });
+        let result = result.and_then(|job| {
+            if let Some(parent) = job.output.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    Failure::bad_input(format!("output folder {}: {e}", parent.display()))
+                })?;
+            }
+            runner.run_job(job, &units)
+        });
+        if let Err(f) = result {
+            let label = job.as_ref().map_or(label.as_str(), |j| j.label.as_str());
+            eprintln!("error: {label}: {}", f.message);
+            failed += 1;
+        }
     }
-    let start = Instant::now();
-    let field = executor.run(&plan, &view, &RunOptions::default())?;
-    let elapsed = start.elapsed().as_secs_f64();
-    let target = node.unwrap_or(&graph.output);
-    let range = if minmax {
-        field.min_max().unwrap_or((0.0, 1.0))
-    } else {
-        graph.range_of(target)
+    runner.summary(failed, start);
+    Ok(failed.min(MAX_FAILURE_EXIT) as i32)
+}
+
+/// The job of one graph (file or preset) baked to `output` with the flags' settings.
+fn single_job(source: GraphSource, output: PathBuf, d: &Defaults) -> Result<Job, Failure> {
+    let format = match &d.format {
+        Some(f) => parse_format(f)?,
+        None => Format::from_path(&output)?,
     };
-    write_field(&field, &args.output, format, range)?;
-    let pixels = view.pixel_count();
-    eprintln!(
-        "noisegraph: wrote {} ({} {}x{}x{}, node '{}'): {} samples in {:.3} s, {:.1} Msamples/s, {}",
-        args.output.display(),
-        format.name(),
-        size[0],
-        size[1],
-        size[2],
-        target,
-        pixels,
-        elapsed,
-        pixels as f64 / elapsed / 1e6,
-        executor.describe()
-    );
-    Ok(())
+    let job = Job {
+        label: source.stem(),
+        source,
+        view: view_from(&d.size, d.origin.as_deref(), d.extent.as_deref())?,
+        node: d.node.clone(),
+        output,
+        format,
+        minmax: parse_normalize(&d.normalize)?,
+        tile: d.tile,
+        stitch: d.stitch,
+    };
+    check_job(&job)?;
+    Ok(job)
+}
+
+fn progress_bar(total: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    if std::io::stderr().is_terminal() {
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{msg} [{bar:32}] {percent:>3}% {human_pos}/{human_len} px, ETA {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_message(label.to_string());
+    } else {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar
+}
+
+impl Runner {
+    fn selected(&self, unit: usize) -> bool {
+        self.shard.is_none_or(|s| s.contains(unit))
+    }
+
+    fn executor(&mut self) -> Result<&Executor, Failure> {
+        if self.executor.is_none() {
+            let executor = Executor::new(self.backend)?;
+            if matches!(executor, Executor::Cpu) && self.backend == Backend::Auto {
+                eprintln!("noisegraph: no GPU adapter found; using the CPU reference path");
+            }
+            self.executor = Some(executor);
+        }
+        Ok(self.executor.as_ref().expect("just set"))
+    }
+
+    /// The largest image the executor bakes in one run.
+    fn max_dimension(&mut self) -> Result<u32, Failure> {
+        Ok(match self.executor()? {
+            Executor::Gpu(ctx) => ctx.limits().max_texture_dimension_2d,
+            Executor::Cpu => u32::MAX,
+        })
+    }
+
+    fn bake(&mut self, plan: &Plan, view: &View) -> Result<noisegraph::Field, Failure> {
+        let start = Instant::now();
+        let field = self.executor()?.run(plan, view, &RunOptions::default())?;
+        self.tally.seconds += start.elapsed().as_secs_f64();
+        self.tally.pixels += view.pixel_count();
+        Ok(field)
+    }
+
+    fn run_job(&mut self, job: &Job, units: &[usize]) -> Result<(), Failure> {
+        let graph = job.source.load()?;
+        let target = job.node.as_deref().unwrap_or(&graph.output).to_string();
+        let plan = Plan::new(&graph, Some(&target))?;
+        plan.check_view(&job.view)?;
+        let range_of = |graph: &NoiseGraph| graph.range_of(&target);
+
+        if job.per_tile_files() {
+            let grid = job.grid().expect("per-tile jobs have a grid");
+            let bar = progress_bar(
+                units.iter().map(|&u| tile_pixels(&grid, u)).sum(),
+                &job.label,
+            );
+            let (mut written, mut skipped) = (0, 0);
+            for &u in units {
+                let tile = grid.tile(u);
+                let path = job.tile_path(&grid, tile.row, tile.column);
+                let view = tile.view(&job.view);
+                if self.resume && is_complete(&path, job.format, view.size) {
+                    skipped += 1;
+                } else {
+                    let field = self.bake(&plan, &view)?;
+                    let range = if job.minmax {
+                        field.min_max().unwrap_or((0.0, 1.0))
+                    } else {
+                        range_of(&graph)
+                    };
+                    write_field(&field, &path, job.format, range)?;
+                    written += 1;
+                }
+                bar.inc(view.pixel_count());
+            }
+            bar.finish_and_clear();
+            self.tally.written += written;
+            self.tally.skipped += skipped;
+            eprintln!(
+                "noisegraph: {}: {written} tile(s) of {} written, {skipped} already there ({}x{} tiles of {} px, {} {})",
+                job.label,
+                grid.count(),
+                grid.columns(),
+                grid.rows(),
+                grid.tile[0],
+                job.format.name(),
+                job.output.with_file_name(format!("{}_r*_c*", job.output.file_stem().unwrap_or_default().to_string_lossy())).display()
+            );
+            return Ok(());
+        }
+
+        if self.resume && is_complete(&job.output, job.format, job.view.size) {
+            self.tally.skipped += 1;
+            eprintln!(
+                "noisegraph: {}: {} already there, skipped",
+                job.label,
+                job.output.display()
+            );
+            return Ok(());
+        }
+        let grid = match job.grid() {
+            Some(g) => Some(g),
+            None if job.view.is_volume() => None,
+            None => {
+                let max = self.max_dimension()?;
+                let [w, h, _] = job.view.size;
+                if job.view.pixel_count() > AUTO_TILE_PIXELS || w > max || h > max {
+                    // Wide images get shorter tiles, so a row band stays near 2^26 pixels.
+                    let tile_w = AUTO_TILE.min(max);
+                    let tile_h = ((1u64 << 26) / w as u64).clamp(16, AUTO_TILE as u64) as u32;
+                    Some(TileGrid::with_tile_size([w, h], [tile_w, tile_h.min(max)]))
+                } else {
+                    None
+                }
+            }
+        };
+        match grid {
+            None => {
+                let field = self.bake(&plan, &job.view)?;
+                let range = if job.minmax {
+                    field.min_max().unwrap_or((0.0, 1.0))
+                } else {
+                    range_of(&graph)
+                };
+                write_field(&field, &job.output, job.format, range)?;
+            }
+            Some(grid) => {
+                let two_pass = job.minmax && matches!(job.format, Format::Png | Format::Png16);
+                let total = job.view.pixel_count() * if two_pass { 2 } else { 1 };
+                let bar = progress_bar(total, &job.label);
+                let range = if two_pass {
+                    // The data's range must be known before the first row is encoded: bake
+                    // the tiles once for it, then again to write.
+                    let mut lo_hi: Option<(f32, f32)> = None;
+                    for tile in grid.tiles() {
+                        let field = self.bake(&plan, &tile.view(&job.view))?;
+                        if let Some((lo, hi)) = field.min_max() {
+                            lo_hi = Some(lo_hi.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+                        }
+                        bar.inc(field.data.len() as u64);
+                    }
+                    lo_hi.unwrap_or((0.0, 1.0))
+                } else {
+                    range_of(&graph)
+                };
+                self.bake_stitched(&plan, job, &grid, range, &bar)?;
+                bar.finish_and_clear();
+            }
+        }
+        self.tally.written += 1;
+        eprintln!(
+            "noisegraph: wrote {} ({} {}x{}x{}, node '{}'{})",
+            job.output.display(),
+            job.format.name(),
+            job.view.size[0],
+            job.view.size[1],
+            job.view.size[2],
+            target,
+            match job.grid().or(grid) {
+                Some(g) => format!(", {} tiles of {}x{} px", g.count(), g.tile[0], g.tile[1]),
+                None => String::new(),
+            }
+        );
+        Ok(())
+    }
+
+    /// Bakes the grid's tiles one row band at a time and streams each band to the file:
+    /// memory holds one band (width x tile height) and one tile, not the image.
+    fn bake_stitched(
+        &mut self,
+        plan: &Plan,
+        job: &Job,
+        grid: &TileGrid,
+        range: (f32, f32),
+        bar: &ProgressBar,
+    ) -> Result<(), Failure> {
+        let width = job.view.size[0] as usize;
+        let mut writer = StreamWriter::create(&job.output, job.format, job.view.size, range)?;
+        let mut band: Vec<f32> = Vec::new();
+        for row in 0..grid.rows() {
+            let mut band_height = 0usize;
+            for column in 0..grid.columns() {
+                let tile = grid.tile((row * grid.columns() + column) as usize);
+                let field = self.bake(plan, &tile.view(&job.view))?;
+                let (tw, th) = (tile.size[0] as usize, tile.size[1] as usize);
+                if band_height == 0 {
+                    band_height = th;
+                    band.clear();
+                    band.resize(width * th, 0.0);
+                }
+                let x0 = tile.offset[0] as usize;
+                for (y, line) in field.data.chunks_exact(tw).enumerate() {
+                    band[y * width + x0..y * width + x0 + tw].copy_from_slice(line);
+                }
+                bar.inc(field.data.len() as u64);
+            }
+            writer.write_rows(&band[..width * band_height])?;
+        }
+        writer.finish()?;
+        Ok(())
+    }
+
+    fn summary(&self, failed: usize, start: Instant) {
+        let t = &self.tally;
+        let backend = self
+            .executor
+            .as_ref()
+            .map_or_else(|| "no backend used".to_string(), Executor::describe);
+        eprintln!(
+            "noisegraph: {} written, {} skipped, {} failed: {} pixels baked in {:.3} s ({:.3} s total), {:.1} Msamples/s, {}",
+            t.written,
+            t.skipped,
+            failed,
+            t.pixels,
+            t.seconds,
+            start.elapsed().as_secs_f64(),
+            t.pixels as f64 / t.seconds.max(1e-9) / 1e6,
+            backend
+        );
+    }
+}
+
+fn tile_pixels(grid: &TileGrid, unit: usize) -> u64 {
+    let t = grid.tile(unit);
+    t.size[0] as u64 * t.size[1] as u64
 }

@@ -1,8 +1,13 @@
 //! Command-line interface. Bad input exits with code 2 and a message naming the problem;
 //! other failures exit with 1.
 
+mod analyze;
 mod bake;
+mod gallery;
 mod info;
+mod job;
+mod parity;
+mod plot;
 
 use clap::{Parser, Subcommand};
 
@@ -19,8 +24,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Bake a graph to a PNG / 16-bit PNG / EXR / .npy file.
+    /// Bake graphs, presets or a manifest of jobs to PNG / 16-bit PNG / EXR / .npy files,
+    /// whole or in tiles, optionally one share of a job array (--shard I/N).
     Bake(Box<bake::BakeArgs>),
+    /// Field statistics, histogram, radial power spectrum and anisotropy of a .npy file.
+    Analyze(analyze::AnalyzeArgs),
+    /// Every family and operator, labelled, in one contact sheet.
+    Gallery(gallery::GalleryArgs),
+    /// List the embedded preset graphs (bake --preset NAME).
+    Presets,
+    /// Run a graph on the GPU and the CPU reference and compare every stage.
+    Parity(parity::ParityArgs),
     /// Print the GPU adapter noisegraph would use and the limits that matter to it.
     Info,
 }
@@ -53,10 +67,19 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bake(args) => bake::run(*args),
-        Command::Info => info::run(),
+        Command::Analyze(args) => analyze::run(args).map(|()| 0),
+        Command::Gallery(args) => gallery::run(args).map(|()| 0),
+        Command::Presets => {
+            for p in noisegraph::presets::PRESETS {
+                println!("{:<10} {}", p.name, p.description);
+            }
+            Ok(0)
+        }
+        Command::Parity(args) => parity::run(args),
+        Command::Info => info::run().map(|()| 0),
     };
     match result {
-        Ok(()) => 0,
+        Ok(code) => code,
         Err(f) => {
             eprintln!("error: {}", f.message);
             f.code

@@ -4,9 +4,14 @@
 pub mod cellular;
 pub mod combine;
 pub mod fade;
+pub mod gabor;
 pub mod hash;
 pub mod opensimplex2;
 pub mod perlin;
+pub mod phasor;
 pub mod simplex;
 pub mod stage;
+pub mod turns;
 pub mod value;
+pub mod wave;
+pub mod wavelet;

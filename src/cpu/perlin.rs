@@ -7,6 +7,9 @@ pub const GRADIENTS_IMPROVED: u32 = 0;
 pub const GRADIENTS_RANDOM: u32 = 1;
 const INV_SQRT2: f32 = std::f32::consts::FRAC_1_SQRT_2;
 const TAU: f32 = std::f32::consts::TAU;
+/// Improved 2D gradients: unit vectors at 22.5 + k * 45 degrees (see perlin.wgsl).
+const GRAD2_COS: f32 = 0.923_879_5;
+const GRAD2_SIN: f32 = 0.382_683_43;
 
 #[inline(always)]
 fn select(f: f32, t: f32, cond: bool) -> f32 {
@@ -23,10 +26,10 @@ pub fn perlin_grad_2d(h: u32, d: [f32; 2], gradients: u32) -> f32 {
         let angle = hash_to_unit(h) * TAU;
         return angle.cos() * d[0] + angle.sin() * d[1];
     }
-    let sx = select(d[0], -d[0], (h & 1) != 0);
-    let sy = select(d[1], -d[1], (h & 2) != 0);
-    let axis = select(sx, sy, (h & 8) != 0);
-    select(axis, (sx + sy) * INV_SQRT2, (h & 4) != 0)
+    let swap = (h & 4) != 0;
+    let gx = select(GRAD2_COS, GRAD2_SIN, swap);
+    let gy = select(GRAD2_SIN, GRAD2_COS, swap);
+    select(gx, -gx, (h & 1) != 0) * d[0] + select(gy, -gy, (h & 2) != 0) * d[1]
 }
 
 #[inline(always)]

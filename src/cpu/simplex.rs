@@ -10,7 +10,7 @@ use super::perlin::{perlin_grad_2d, perlin_grad_3d, GRADIENTS_IMPROVED};
 
 pub const SIMPLEX_F2: f32 = 0.366_025_42;
 pub const SIMPLEX_G2: f32 = 0.211_324_87;
-pub const SIMPLEX_SCALE_2D: f32 = 99.2033;
+pub const SIMPLEX_SCALE_2D: f32 = 100.039;
 pub const SIMPLEX_F3: f32 = 1.0 / 3.0;
 pub const SIMPLEX_G3: f32 = 1.0 / 6.0;
 pub const SIMPLEX_SCALE_3D: f32 = 46.2385;

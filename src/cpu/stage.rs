@@ -41,15 +41,18 @@ pub fn run_generate(
     out.par_chunks_mut(width)
         .enumerate()
         .for_each(|(row, line)| {
-            let y = (row % height as usize) as f32;
-            let z = (row / height as usize) as f32;
+            // Pixel indices offset in integers, then converted: a tile's pixel gets exactly
+            // the f32 coordinate the same pixel has in the whole view.
+            let [ox, oy, oz, _] = u.pixel_offset;
+            let y = ((row % height as usize) as u32 + oy) as f32;
+            let z = ((row / height as usize) as u32 + oz) as f32;
             for (x, value) in line.iter_mut().enumerate() {
                 let index = row * width + x;
                 let mut d = [0.0f32; 4];
                 for (axis, field) in displace.iter().enumerate() {
                     d[axis] = field[index];
                 }
-                let pix = [x as f32, y, z, 0.0];
+                let pix = [(x as u32 + ox) as f32, y, z, 0.0];
                 let mut sum = acc.map_or(0.0, |a| a[index]);
                 for k in first..first + count {
                     let o = &u.octaves[k as usize];

@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use super::{xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, Sampler};
+use super::{
+    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, ParamValue, Sampler,
+};
 use crate::cpu::cellular::{
     cellular_2d, cellular_3d, CELLULAR_CELL_VALUE, CELLULAR_F1, METRIC_EUCLIDEAN,
     METRIC_EUCLIDEAN_SQUARED, METRIC_MANHATTAN,
@@ -144,10 +146,10 @@ impl Family for Cellular {
     fn discontinuity_allowance(&self, _dims: u32, params: &FamilyParams) -> f64 {
         // cell_value jumps across every cell border; where GPU and CPU round a near-tie
         // differently they pick different cells. F1, F2 and F2 - F1 are continuous.
-        if params.choice("return") == CELLULAR_CELL_VALUE {
-            0.001
-        } else {
-            0.0
+        // Read leniently: callers may ask with empty (all-default) parameters.
+        match params.values.get("return") {
+            Some(ParamValue::Choice(c)) if *c == CELLULAR_CELL_VALUE => 0.001,
+            _ => 0.0,
         }
     }
 }

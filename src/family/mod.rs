@@ -10,10 +10,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 mod cellular;
+mod gabor;
 mod opensimplex2;
 mod perlin;
+mod phasor;
 mod simplex;
 mod value;
+mod wave;
+mod wavelet;
 
 /// Parameters every family node accepts, besides its own (see [`Family::params`]).
 pub const COMMON_FAMILY_FIELDS: &[&str] = &[
@@ -226,6 +230,10 @@ pub fn registry() -> &'static [&'static dyn Family] {
         &simplex::Simplex,
         &opensimplex2::OpenSimplex2,
         &cellular::Cellular,
+        &gabor::Gabor,
+        &phasor::Phasor,
+        &wave::Wave,
+        &wavelet::Wavelet,
     ]
 }
 

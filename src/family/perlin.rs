@@ -15,7 +15,7 @@ const PARAMS: &[ParamSpec] = &[
             options: &["improved", "random"],
             default: "improved",
         },
-        help: "improved: 8 directions in 2D, the 12 cube edges in 3D (Perlin 2002); random: hashed unit vectors (1985)",
+        help: "improved: 8 unit directions at 22.5 + k*45 degrees in 2D, the 12 cube edges in 3D (Perlin 2002); random: hashed unit vectors (1985)",
     },
 ];
 

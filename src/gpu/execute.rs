@@ -351,3 +351,52 @@ impl GpuContext {
         Ok(fields.remove(0))
     }
 }
+
+/// Wall-clock split of a GPU run: recording, dispatch and waiting for the device, then
+/// copying the result back to the host.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunTimings {
+    pub dispatch: std::time::Duration,
+    pub readback: std::time::Duration,
+}
+
+impl GpuContext {
+    /// Like [`GpuContext::run`], also measuring dispatch and readback separately.
+    pub fn run_timed(
+        &self,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+    ) -> Result<(Field, RunTimings)> {
+        let start = std::time::Instant::now();
+        let mut encoder = self
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("noisegraph plan"),
+            });
+        let output = self.encode_plan(&mut encoder, plan, view, options)?;
+        let index = self.queue().submit(Some(encoder.finish()));
+        self.device()
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .map_err(|e| Error::Gpu(format!("waiting for the plan failed: {e}")))?;
+        let dispatch = start.elapsed();
+        let start = std::time::Instant::now();
+        let data = read_texture(
+            self.device(),
+            self.queue(),
+            &output.textures[plan.target],
+            view.size,
+        )?;
+        let timings = RunTimings {
+            dispatch,
+            readback: start.elapsed(),
+        };
+        Ok((
+            Field::new(view.size[0], view.size[1], view.size[2], data),
+            timings,
+        ))
+    }
+}

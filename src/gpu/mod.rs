@@ -8,7 +8,7 @@ mod readback;
 
 use std::sync::Arc;
 
-pub use execute::{GpuStageOutput, RunOptions};
+pub use execute::{GpuStageOutput, RunOptions, RunTimings};
 pub use pipeline::PipelineCache;
 
 use crate::error::{Error, Result};

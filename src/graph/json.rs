@@ -504,15 +504,74 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
     }
 }
 
+/// Quotes the bare `NaN` / `Infinity` tokens and overflowing numbers that some JSON writers
+/// emit (and strict JSON rejects), so the parser can report them against their field.
+fn quote_non_finite(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    let mut in_string = false;
+    while let Some((i, c)) = chars.next() {
+        if in_string {
+            out.push(c);
+            if c == '\\' {
+                if let Some((_, n)) = chars.next() {
+                    out.push(n);
+                }
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+            out.push(c);
+            continue;
+        }
+        if c == '-' || c.is_ascii_alphanumeric() || c == '+' {
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, n)) = chars.peek() {
+                if n.is_ascii_alphanumeric() || matches!(n, '.' | '-' | '+') {
+                    end = j + n.len_utf8();
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            let token = &text[i..end];
+            let non_finite = matches!(
+                token.trim_start_matches(['-', '+']),
+                "NaN" | "nan" | "Infinity" | "inf"
+            ) || token.parse::<f64>().is_ok_and(|v| v.is_infinite());
+            if non_finite {
+                out.push('"');
+                out.push_str(token);
+                out.push('"');
+            } else {
+                out.push_str(token);
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Parses JSON text; a syntax error is reported with its line and column.
 pub fn parse_str(text: &str) -> Result<NoiseGraph, GraphErrors> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        GraphErrors(vec![GraphIssue {
-            node: None,
-            field: "graph".into(),
-            message: format!("not valid JSON: {e}"),
-        }])
-    })?;
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => match serde_json::from_str(&quote_non_finite(text)) {
+            // Only non-finite numbers were wrong: report them against their fields.
+            Ok(v) => v,
+            Err(_) => {
+                return Err(GraphErrors(vec![GraphIssue {
+                    node: None,
+                    field: "graph".into(),
+                    message: format!("not valid JSON: {e}"),
+                }]))
+            }
+        },
+    };
     parse(&value)
 }
 

@@ -15,10 +15,21 @@ use crate::family::{self, Family};
 /// `origin + (x, y, z) * extent / size` (corners, not centres).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct View {
-    /// Width, height, depth (depth 1 for an image).
+    /// Width, height, depth (depth 1 for an image): the size of the field a run produces.
     pub size: [u32; 3],
     pub origin: [f64; 3],
     pub extent: [f64; 3],
+    /// When set, this view renders only a window of a larger view (a tile). The lattice
+    /// split and per-pixel step are those of the larger view, so tiles stitch bit for bit.
+    pub window: Option<Window>,
+}
+
+/// A tile of a larger view: its pixel offset and the larger view's size. Pixel (x, y, z)
+/// of the tile samples `origin + (offset + (x, y, z)) * extent / full_size`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub offset: [u32; 3],
+    pub full_size: [u32; 3],
 }
 
 impl View {
@@ -28,6 +39,7 @@ impl View {
             size: [width, height, 1],
             origin: [0.0; 3],
             extent: [1.0; 3],
+            window: None,
         }
     }
     /// A volume of `width` x `height` x `depth` over the unit cube.
@@ -36,6 +48,7 @@ impl View {
             size: [width, height, depth],
             origin: [0.0; 3],
             extent: [1.0; 3],
+            window: None,
         }
     }
     pub fn with_origin(mut self, origin: [f64; 3]) -> Self {
@@ -45,6 +58,32 @@ impl View {
     pub fn with_extent(mut self, extent: [f64; 3]) -> Self {
         self.extent = extent;
         self
+    }
+    /// The tile of this view at pixel `offset` with `size` pixels (clipped to the view).
+    /// Tiles of a tile are tiles of the outermost view.
+    pub fn tile(&self, offset: [u32; 3], size: [u32; 3]) -> View {
+        let (base, full) = match self.window {
+            Some(w) => (w.offset, w.full_size),
+            None => ([0; 3], self.size),
+        };
+        let offset: [u32; 3] = std::array::from_fn(|a| base[a] + offset[a]);
+        View {
+            size: std::array::from_fn(|a| size[a].min(full[a].saturating_sub(offset[a]))),
+            origin: self.origin,
+            extent: self.extent,
+            window: Some(Window {
+                offset,
+                full_size: full,
+            }),
+        }
+    }
+    /// The size that sets the per-pixel step: the whole view's, for a tile.
+    pub fn full_size(&self) -> [u32; 3] {
+        self.window.map_or(self.size, |w| w.full_size)
+    }
+    /// Pixel offset of this view's pixel (0, 0, 0) in the whole view.
+    pub fn pixel_offset(&self) -> [u32; 3] {
+        self.window.map_or([0; 3], |w| w.offset)
     }
     pub fn pixel_count(&self) -> u64 {
         self.size.iter().map(|&s| s as u64).product()
@@ -73,6 +112,16 @@ impl View {
                 "extent must be greater than 0 on every axis (got {:?})",
                 self.extent
             )));
+        }
+        if let Some(w) = self.window {
+            for a in 0..3 {
+                if w.offset[a] as u64 + self.size[a] as u64 > w.full_size[a] as u64 {
+                    return Err(Error::InvalidRequest(format!(
+                        "tile at pixel offset {:?} with size {:?} does not fit in {:?}",
+                        w.offset, self.size, w.full_size
+                    )));
+                }
+            }
         }
         Ok(())
     }
@@ -105,6 +154,9 @@ pub struct StageUniform {
     pub size: [u32; 4],
     /// Fractal remap code, first octave of this pass, finalize flag (multiply by `norm`), 0.
     pub mode: [u32; 4],
+    /// Pixel offset of this run's pixel (0, 0, 0) in the whole view (non-zero for a tile),
+    /// then unused: added to the pixel index in integers before the f32 conversion.
+    pub pixel_offset: [u32; 4],
     /// `norm` = 1 / sum of |amplitudes|, then unused.
     pub scalars: [f32; 4],
     /// Family parameters (see `Family::uniforms`).
@@ -223,6 +275,8 @@ impl GenerateStage {
         let mut u = StageUniform::zeroed();
         u.size = [view.size[0], view.size[1], view.size[2], octaves];
         u.mode = [kind, 0, 1, 0];
+        let offset = view.pixel_offset();
+        u.pixel_offset = [offset[0], offset[1], offset[2], 0];
         u.family = self.family.uniforms(dims, &src.params);
         let mut amp_sum = 0.0f64;
         for k in 0..octaves as usize {
@@ -240,8 +294,9 @@ impl GenerateStage {
             let (cell, local) = self.family.split_origin_with(dims, &src.params, p, period);
             let mut step = [0f32; 4];
             let mut warp = [0f32; 4];
+            let full_size = view.full_size();
             for a in 0..3 {
-                step[a] = (view.extent[a] / view.size[a] as f64 * freq[a]) as f32;
+                step[a] = (view.extent[a] / full_size[a] as f64 * freq[a]) as f32;
             }
             for a in 0..self.displace.len().min(4) {
                 warp[a] = (self.amplitude * freq[a]) as f32;

@@ -1,0 +1,148 @@
+//! `noisegraph gallery -o gallery.png`: every registered family and the fractal, warp and
+//! point-wise operators, each baked at the same frequency and labelled, in one contact sheet.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use noisegraph::{family, Backend, Executor, NoiseGraph, Plan, RunOptions, View};
+use serde_json::{json, Value};
+
+use super::plot::{Canvas, BLACK, WHITE};
+use super::Failure;
+
+#[derive(Args)]
+pub struct GalleryArgs {
+    /// Output PNG.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Edge of each panel in pixels.
+    #[arg(long, default_value_t = 128)]
+    pub cell: u32,
+    /// Panels per row.
+    #[arg(long, default_value_t = 6)]
+    pub columns: u32,
+    /// auto | gpu | cpu.
+    #[arg(long, default_value = "auto")]
+    pub backend: String,
+    /// Graph seed of every panel.
+    #[arg(long, default_value_t = 1337)]
+    pub seed: u32,
+}
+
+/// One panel: its label and graph (nodes; the output is the node called "out").
+pub struct Panel {
+    pub label: String,
+    pub nodes: Vec<Value>,
+}
+
+fn family_node(id: &str, name: &str) -> Value {
+    json!({ "id": id, "type": name, "frequency": 6.0 })
+}
+
+/// The panels: one per registered family (so families added later appear on their own),
+/// then operators applied to Perlin noise.
+pub fn panels() -> Vec<Panel> {
+    let mut out: Vec<Panel> = family::registry()
+        .iter()
+        .map(|f| Panel {
+            label: f.name().to_string(),
+            nodes: vec![family_node("out", f.name())],
+        })
+        .collect();
+    let base = || family_node("base", "perlin");
+    for kind in ["fbm", "ridged", "billow"] {
+        out.push(Panel {
+            label: format!("{kind} perlin"),
+            nodes: vec![
+                base(),
+                json!({ "id": "out", "type": kind, "source": "base", "octaves": 6 }),
+            ],
+        });
+    }
+    out.push(Panel {
+        label: "warp fbm".into(),
+        nodes: vec![
+            base(),
+            json!({ "id": "f", "type": "fbm", "source": "base", "octaves": 5 }),
+            json!({ "id": "dx", "type": "fbm", "source": "base", "octaves": 4, "seed_offset": 31 }),
+            json!({ "id": "dy", "type": "fbm", "source": "base", "octaves": 4, "seed_offset": 37 }),
+            json!({ "id": "out", "type": "warp", "source": "f", "displace": ["dx", "dy"], "amplitude": 0.3 }),
+        ],
+    });
+    let two = || {
+        vec![
+            base(),
+            json!({ "id": "other", "type": "simplex", "frequency": 3.0, "seed_offset": 5 }),
+        ]
+    };
+    for (label, node) in [
+        (
+            "abs perlin",
+            json!({ "id": "out", "type": "abs", "source": "base" }),
+        ),
+        (
+            "mul perl*simp",
+            json!({ "id": "out", "type": "mul", "inputs": ["base", "other"] }),
+        ),
+        (
+            "max perl,simp",
+            json!({ "id": "out", "type": "max", "inputs": ["base", "other"] }),
+        ),
+        (
+            "clamp perlin",
+            json!({ "id": "out", "type": "clamp", "source": "base", "min": -0.2, "max": 0.2 }),
+        ),
+    ] {
+        let mut nodes = two();
+        nodes.push(node);
+        out.push(Panel {
+            label: label.into(),
+            nodes,
+        });
+    }
+    out
+}
+
+pub fn run(args: GalleryArgs) -> Result<(), Failure> {
+    if args.cell < 8 || args.columns == 0 {
+        return Err(Failure::bad_input(
+            "--cell: at least 8; --columns: at least 1",
+        ));
+    }
+    let backend: Backend = args.backend.parse().map_err(Failure::bad_input)?;
+    let executor = Executor::new(backend)?;
+    let panels = panels();
+    let label_h = 14u32;
+    let pad = 4u32;
+    let rows = (panels.len() as u32).div_ceil(args.columns);
+    let (cw, ch) = (args.cell + pad, args.cell + label_h + pad);
+    let mut canvas = Canvas::new(args.columns * cw + pad, rows * ch + pad, WHITE);
+    let view = View::image(args.cell, args.cell);
+    for (i, panel) in panels.iter().enumerate() {
+        let x = (pad + (i as u32 % args.columns) * cw) as i64;
+        let y = (pad + (i as u32 / args.columns) * ch) as i64;
+        let label: String = panel.label.chars().take((args.cell / 8) as usize).collect();
+        canvas.text(x, y + 3, &label, BLACK);
+        let graph = json!({ "seed": args.seed, "output": "out", "nodes": panel.nodes });
+        let field = NoiseGraph::from_value(&graph)
+            .map_err(noisegraph::Error::from)
+            .and_then(|g| Plan::new(&g, None))
+            .and_then(|plan| executor.run(&plan, &view, &RunOptions::default()));
+        match field {
+            // Each panel spans its own data range, so every family's structure shows.
+            Ok(f) => canvas.field(x, y + label_h as i64, &f, f.min_max().unwrap_or((0.0, 1.0))),
+            Err(e) => {
+                eprintln!("noisegraph: gallery panel '{}': {e}", panel.label);
+                canvas.text(x, y + label_h as i64 + 8, "error", [200, 0, 0]);
+            }
+        }
+    }
+    canvas.save(&args.output)?;
+    eprintln!(
+        "noisegraph: wrote {} ({} panels, {})",
+        args.output.display(),
+        panels.len(),
+        executor.describe()
+    );
+    Ok(())
+}

@@ -1,0 +1,31 @@
+//! Phasor noise. Twin of `shaders/phasor.wgsl`: the angle of the complex Gabor sum through a
+//! periodic profile.
+
+use super::gabor::{gabor_sum_2d, gabor_sum_3d, GaborKernel};
+use super::turns::{atan2_turns, phase_profile};
+
+pub fn phasor_2d(
+    cell: [i32; 2],
+    local: [f32; 2],
+    seed: u32,
+    period: [i32; 2],
+    k: &GaborKernel,
+    isotropic: bool,
+    profile: u32,
+) -> f32 {
+    let z = gabor_sum_2d(cell, local, seed, period, k, isotropic, true);
+    phase_profile(atan2_turns(z[1], z[0]), profile)
+}
+
+pub fn phasor_3d(
+    cell: [i32; 3],
+    local: [f32; 3],
+    seed: u32,
+    period: [i32; 3],
+    k: &GaborKernel,
+    isotropic: bool,
+    profile: u32,
+) -> f32 {
+    let z = gabor_sum_3d(cell, local, seed, period, k, isotropic, true);
+    phase_profile(atan2_turns(z[1], z[0]), profile)
+}

@@ -1,0 +1,114 @@
+use std::sync::Arc;
+
+use super::gabor::{
+    kernel_from_uniforms, kernel_uniforms, kernel_wgsl_args, validate_work, KERNEL_PARAMS,
+    ORIENTATION_ISOTROPIC,
+};
+use super::{
+    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, SamplePoint, Sampler,
+};
+use crate::cpu::phasor::{phasor_2d, phasor_3d};
+
+/// Phasor noise (Tricard et al. 2019): the phase of the complex Gabor sum through a profile.
+pub struct Phasor;
+
+/// The profile choice, shared with wave noise (indices are the PROFILE_* codes of turns.wgsl).
+pub const PROFILE_PARAM: ParamSpec = ParamSpec {
+    name: "profile",
+    kind: ParamKind::Choice {
+        options: &["sine", "triangle", "sawtooth", "square"],
+        default: "sine",
+    },
+    help: "periodic function of the phase: sine (smooth stripes), triangle (linear ramps), sawtooth (one-sided layers), square (binary bands)",
+};
+
+const PARAMS: [ParamSpec; 7] = [
+    KERNEL_PARAMS[0],
+    KERNEL_PARAMS[1],
+    KERNEL_PARAMS[2],
+    KERNEL_PARAMS[3],
+    KERNEL_PARAMS[4],
+    KERNEL_PARAMS[5],
+    PROFILE_PARAM,
+];
+
+/// Fraction of pixels allowed over the parity tolerance: near a singular point (where the
+/// complex sum vanishes) the phase is ill-conditioned, and the sawtooth and square profiles
+/// jump; rounding can put the two paths on either side.
+pub const PHASE_DISCONTINUITY_ALLOWANCE: f64 = 0.001;
+
+impl Family for Phasor {
+    fn name(&self) -> &'static str {
+        "phasor"
+    }
+    fn summary(&self) -> &'static str {
+        "phasor noise (Tricard et al. 2019): the phase of a complex Gabor sum through a sine, triangle, sawtooth or square profile; range [-1, 1]"
+    }
+    fn dims(&self) -> &'static [u32] {
+        &[2, 3]
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        &PARAMS
+    }
+    fn supports_period(&self) -> bool {
+        true
+    }
+    fn range(&self, _dims: u32, _params: &FamilyParams) -> (f32, f32) {
+        (-1.0, 1.0)
+    }
+    fn shader_files(&self) -> &'static [&'static str] {
+        &["gabor.wgsl", "phasor.wgsl"]
+    }
+    fn wgsl_call(&self, dims: u32, params: &FamilyParams) -> String {
+        let args = kernel_wgsl_args(params);
+        let profile = params.choice("profile");
+        match dims {
+            2 => format!("phasor_2d(cell.xy, local.xy, seed, period.xy, {args}, {profile}u)"),
+            _ => format!("phasor_3d(cell.xyz, local.xyz, seed, period.xyz, {args}, {profile}u)"),
+        }
+    }
+    fn uniforms(&self, dims: u32, params: &FamilyParams) -> FamilyUniforms {
+        kernel_uniforms(dims, params)
+    }
+    fn cpu_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Sampler {
+        let k = kernel_from_uniforms(&uniforms);
+        let iso = params.choice("orientation") == ORIENTATION_ISOTROPIC;
+        let profile = params.choice("profile");
+        match dims {
+            2 => Box::new(move |s: &SamplePoint| {
+                phasor_2d(
+                    xy(s.cell),
+                    xy(s.local),
+                    s.seed,
+                    xy(s.period),
+                    &k,
+                    iso,
+                    profile,
+                )
+            }),
+            _ => Box::new(move |s: &SamplePoint| {
+                phasor_3d(
+                    xyz(s.cell),
+                    xyz(s.local),
+                    s.seed,
+                    xyz(s.period),
+                    &k,
+                    iso,
+                    profile,
+                )
+            }),
+        }
+    }
+    fn discontinuity_allowance(&self, _dims: u32, _params: &FamilyParams) -> f64 {
+        PHASE_DISCONTINUITY_ALLOWANCE
+    }
+    fn validate(&self, dims: u32, params: &FamilyParams) -> Vec<(String, String)> {
+        validate_work(dims, params)
+    }
+}
