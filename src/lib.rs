@@ -30,5 +30,5 @@ pub mod tiling;
 pub use engine::{Backend, Executor};
 pub use error::{Error, GraphErrors, GraphIssue, Result};
 pub use field::Field;
-pub use gpu::{GpuContext, RunOptions};
+pub use gpu::{CompiledGraph, GpuContext, NodeParam, NormalMapPass, RunOptions};
 pub use graph::{GraphBuilder, NoiseGraph, Plan, View};

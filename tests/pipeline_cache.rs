@@ -14,7 +14,8 @@ fn warped(seed: u32, freq: f64, gain: f64, amplitude: f64, z: f64) -> NoiseGraph
             {"id": "f", "type": "fbm", "source": "p", "octaves": 5, "gain": gain},
             {"id": "dx", "type": "fbm", "source": "p", "octaves": 3, "seed_offset": 31},
             {"id": "dy", "type": "fbm", "source": "p", "octaves": 3, "seed_offset": 37},
-            {"id": "w", "type": "warp", "source": "f", "displace": ["dx", "dy"], "amplitude": amplitude}
+            {"id": "dz", "type": "fbm", "source": "p", "octaves": 3, "seed_offset": 41},
+            {"id": "w", "type": "warp", "source": "f", "displace": ["dx", "dy", "dz"], "amplitude": amplitude}
         ]
     }))
     .unwrap()

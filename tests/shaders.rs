@@ -6,8 +6,9 @@ use std::path::Path;
 
 use noisegraph::family::{registry, FamilyParams, ParamKind, ParamValue};
 use noisegraph::gpu::assemble::{
-    combine_source, generate_source, shader_paths, validate_wgsl, GenerateLayout,
+    combine_source, generate_source, normal_map_source, shader_paths, validate_wgsl, GenerateLayout,
 };
+use noisegraph::gpu::NormalMapFormat;
 use noisegraph::graph::{FamilyNode, GenerateStage};
 
 fn wgsl_files(dir: &Path, out: &mut Vec<String>) {
@@ -118,8 +119,13 @@ fn every_wgsl_file_validates_as_assembled() {
                 .unwrap_or_else(|e| panic!("combine volume={volume} inputs={inputs}:\n{e}"));
         }
     }
+    for format in NormalMapFormat::ALL {
+        validate_wgsl(&normal_map_source(format.wgsl_name()))
+            .unwrap_or_else(|e| panic!("normal map {format:?}:\n{e}"));
+    }
     covered.insert("stage.wgsl".into());
     covered.insert("combine.wgsl".into());
+    covered.insert("normal_map.wgsl".into());
     for path in shader_paths() {
         if path.starts_with("lib/") {
             continue; // prepended to every assembled module

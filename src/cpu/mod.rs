@@ -6,6 +6,7 @@ pub mod combine;
 pub mod fade;
 pub mod gabor;
 pub mod hash;
+pub mod normal_map;
 pub mod opensimplex2;
 pub mod perlin;
 pub mod phasor;

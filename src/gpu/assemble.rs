@@ -45,12 +45,18 @@ pub struct GenerateLayout {
     pub aux: bool,
 }
 
-/// Binding numbers, shared with the bind group code.
+// Binding numbers, shared with the bind group code.
+/// The stage's uniform buffer.
 pub const BINDING_PARAMS: u32 = 0;
+/// The storage texture a stage writes.
 pub const BINDING_OUT: u32 = 1;
+/// The partial octave sum of an earlier pass (generate stages).
 pub const BINDING_PARTIAL: u32 = 2;
+/// The first displacement field of a warp; the others follow (up to 4).
 pub const BINDING_DISPLACE: u32 = 3;
+/// The family's auxiliary table.
 pub const BINDING_AUX: u32 = 7;
+/// The first input field of a point-wise stage; the others follow.
 pub const BINDING_INPUTS: u32 = 2;
 
 fn texture_types(volume: bool) -> (&'static str, &'static str, &'static str) {
@@ -120,8 +126,15 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String 
             "@group(0) @binding({BINDING_AUX}) var<storage, read> aux: array<f32>;\n"
         ));
     }
+    // Without a period the wrap is a compile-time no-op: lattice wrapping costs an integer
+    // modulo per corner, which doubled the time of a Perlin dispatch on lavapipe.
+    let period = if stage.source.period.is_some() {
+        "period_in"
+    } else {
+        "vec4<i32>(0)"
+    };
     s.push_str(&format!(
-        "fn sample_family(cell: vec4<i32>, local: vec4<f32>, seed: u32, period: vec4<i32>) -> f32 {{\n    return {};\n}}\n",
+        "fn sample_family(cell: vec4<i32>, local: vec4<f32>, seed: u32, period_in: vec4<i32>) -> f32 {{\n    let period = {period};\n    return {};\n}}\n",
         stage.family.wgsl_call(stage.dims(), &stage.source.params)
     ));
     s.push_str("// ---- stage.wgsl\n");
@@ -160,4 +173,22 @@ pub fn validate_wgsl(source: &str) -> Result<(), String> {
     .validate(&module)
     .map_err(|e| e.emit_to_string(source))?;
     Ok(())
+}
+
+/// The binding of the height field read by the normal-map pass.
+pub const BINDING_HEIGHT: u32 = 2;
+
+/// The full WGSL source of the normal-map pass writing a `storage_format` texture (its WGSL
+/// name: `rgba8unorm`, `rgba16float` or `rgba32float`).
+pub fn normal_map_source(storage_format: &str) -> String {
+    let mut s = format!(
+        "const WORKGROUP_X: u32 = {}u;\nconst WORKGROUP_Y: u32 = {}u;\n\
+         @group(0) @binding({BINDING_PARAMS}) var<uniform> params: NormalMapParams;\n\
+         @group(0) @binding({BINDING_OUT}) var out_tex: texture_storage_2d<{storage_format}, write>;\n\
+         @group(0) @binding({BINDING_HEIGHT}) var height_tex: texture_2d<f32>;\n\
+         fn load_height(x: i32, y: i32) -> f32 {{ return textureLoad(height_tex, vec2<i32>(x, y), 0).x; }}\n",
+        WORKGROUP[0], WORKGROUP[1]
+    );
+    s.push_str(shader_file("normal_map.wgsl").expect("normal_map.wgsl is embedded"));
+    s
 }

@@ -1,18 +1,12 @@
 //! Dispatching a plan: one texture per stage, one or more compute passes per stage (octaves
 //! split across passes accumulate through a second texture), then readback.
 
-use wgpu::util::DeviceExt;
-
-use super::assemble::{
-    combine_source, generate_source, GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_INPUTS,
-    BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
-};
-use super::pipeline::LayoutKey;
 use super::readback::read_texture;
+use super::stages::{dispatch_size, pass_uniforms, record_stage};
 use super::GpuContext;
 use crate::error::{Error, Result};
 use crate::field::Field;
-use crate::graph::{octave_passes, CombineUniform, Plan, StageKind, View};
+use crate::graph::{Plan, View};
 
 /// How a plan is run.
 #[derive(Debug, Clone, Copy)]
@@ -34,6 +28,7 @@ impl Default for RunOptions {
 
 /// The textures a recorded plan writes, one per stage, in plan order.
 pub struct GpuStageOutput {
+    /// R32Float textures of the view's size, indexed like `Plan::stages`.
     pub textures: Vec<wgpu::Texture>,
 }
 
@@ -65,7 +60,7 @@ impl GpuContext {
         Ok(())
     }
 
-    fn create_field_texture(&self, view: &View, label: &str) -> wgpu::Texture {
+    pub(crate) fn create_field_texture(&self, view: &View, label: &str) -> wgpu::Texture {
         self.device().create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
             size: wgpu::Extent3d {
@@ -112,203 +107,18 @@ impl GpuContext {
         view: &View,
         options: &RunOptions,
     ) -> Result<GpuStageOutput> {
-        self.check_view(view)?;
-        plan.check_view(view)?;
-        let device = self.device();
-        let volume = view.is_volume();
-        let view_dim = |t: &wgpu::Texture| t.create_view(&wgpu::TextureViewDescriptor::default());
-        let groups = [
-            view.size[0].div_ceil(WORKGROUP[0]),
-            view.size[1].div_ceil(WORKGROUP[1]),
-            view.size[2],
-        ];
-        // Compile (or fetch) every pipeline first, so a failure records nothing.
-        let mut prepared = Vec::new();
-        for stage in &plan.stages {
-            match &stage.kind {
-                StageKind::Generate(g) => {
-                    let aux = g.aux_data(plan.seed);
-                    let passes =
-                        octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
-                    let mut pipelines = Vec::new();
-                    for partial in [false, true] {
-                        if partial && passes.len() < 2 {
-                            continue;
-                        }
-                        let layout = GenerateLayout {
-                            volume,
-                            partial,
-                            displace: g.displace.len() as u32,
-                            aux: aux.is_some(),
-                        };
-                        let source = generate_source(g, layout);
-                        pipelines.push(self.pipelines().get(
-                            device,
-                            &source,
-                            LayoutKey::Generate(layout),
-                        )?);
-                    }
-                    if let Some(a) = &aux {
-                        let max = self.limits().max_storage_buffer_binding_size;
-                        if (a.len() as u64) * 4 > max {
-                            return Err(Error::Limit(format!(
-                                "node '{}': auxiliary data of {} bytes exceeds max_storage_buffer_binding_size = {max}",
-                                stage.node,
-                                a.len() * 4
-                            )));
-                        }
-                    }
-                    prepared.push((pipelines, passes, aux));
-                }
-                StageKind::Combine { inputs, .. } => {
-                    let key = LayoutKey::Combine {
-                        volume,
-                        inputs: inputs.len() as u32,
-                    };
-                    let source = combine_source(volume, inputs.len() as u32);
-                    prepared.push((
-                        vec![self.pipelines().get(device, &source, key)?],
-                        vec![],
-                        None,
-                    ));
-                }
-            }
-        }
-
+        let prepared = self.prepare_plan(plan, view, options.octave_budget)?;
+        let groups = dispatch_size(view);
         let mut textures: Vec<wgpu::Texture> = Vec::new();
-        for (stage, (pipelines, passes, aux)) in plan.stages.iter().zip(prepared) {
+        for (stage, prepared) in plan.stages.iter().zip(&prepared) {
             let out = self.create_field_texture(view, &stage.node);
             if options.poison {
                 self.poison(&out, view);
             }
-            match &stage.kind {
-                StageKind::Generate(g) => {
-                    let base = g.uniforms(plan.seed, view);
-                    let aux_buffer = aux.map(|a| {
-                        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some("noisegraph aux"),
-                            contents: bytemuck::cast_slice(&a),
-                            usage: wgpu::BufferUsages::STORAGE,
-                        })
-                    });
-                    // Ping-pong: the last pass writes `out`, earlier ones alternate with `tmp`.
-                    let tmp =
-                        (passes.len() > 1).then(|| self.create_field_texture(view, "partial sum"));
-                    let n = passes.len();
-                    for (i, &(first, count)) in passes.iter().enumerate() {
-                        let target = if (n - 1 - i) % 2 == 0 {
-                            &out
-                        } else {
-                            tmp.as_ref().expect("split")
-                        };
-                        let source = if i == 0 {
-                            None
-                        } else if (n - i) % 2 == 0 {
-                            Some(&out)
-                        } else {
-                            tmp.as_ref()
-                        };
-                        let mut u = base;
-                        u.size[3] = count;
-                        u.mode[1] = first;
-                        u.mode[2] = u32::from(i == n - 1);
-                        let ubuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                            label: Some("noisegraph stage params"),
-                            contents: bytemuck::bytes_of(&u),
-                            usage: wgpu::BufferUsages::UNIFORM,
-                        });
-                        let pipeline = &pipelines[usize::from(source.is_some())];
-                        let target_view = view_dim(target);
-                        let source_view = source.map(view_dim);
-                        let displace_views: Vec<wgpu::TextureView> =
-                            g.displace.iter().map(|&s| view_dim(&textures[s])).collect();
-                        let mut entries = vec![
-                            wgpu::BindGroupEntry {
-                                binding: BINDING_PARAMS,
-                                resource: ubuf.as_entire_binding(),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: BINDING_OUT,
-                                resource: wgpu::BindingResource::TextureView(&target_view),
-                            },
-                        ];
-                        if let Some(v) = &source_view {
-                            entries.push(wgpu::BindGroupEntry {
-                                binding: BINDING_PARTIAL,
-                                resource: wgpu::BindingResource::TextureView(v),
-                            });
-                        }
-                        for (k, v) in displace_views.iter().enumerate() {
-                            entries.push(wgpu::BindGroupEntry {
-                                binding: BINDING_DISPLACE + k as u32,
-                                resource: wgpu::BindingResource::TextureView(v),
-                            });
-                        }
-                        if let Some(b) = &aux_buffer {
-                            entries.push(wgpu::BindGroupEntry {
-                                binding: BINDING_AUX,
-                                resource: b.as_entire_binding(),
-                            });
-                        }
-                        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                            label: Some(&stage.node),
-                            layout: &pipeline.layout,
-                            entries: &entries,
-                        });
-                        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                            label: Some(&stage.node),
-                            timestamp_writes: None,
-                        });
-                        pass.set_pipeline(&pipeline.pipeline);
-                        pass.set_bind_group(0, &bind_group, &[]);
-                        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-                    }
-                }
-                StageKind::Combine { op, inputs } => {
-                    let (code, constants) = op.code_and_constants();
-                    let u = CombineUniform {
-                        size: [view.size[0], view.size[1], view.size[2], 0],
-                        op: [code, 0, 0, 0],
-                        constants,
-                    };
-                    let ubuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("noisegraph combine params"),
-                        contents: bytemuck::bytes_of(&u),
-                        usage: wgpu::BufferUsages::UNIFORM,
-                    });
-                    let target_view = view_dim(&out);
-                    let input_views: Vec<wgpu::TextureView> =
-                        inputs.iter().map(|&s| view_dim(&textures[s])).collect();
-                    let mut entries = vec![
-                        wgpu::BindGroupEntry {
-                            binding: BINDING_PARAMS,
-                            resource: ubuf.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: BINDING_OUT,
-                            resource: wgpu::BindingResource::TextureView(&target_view),
-                        },
-                    ];
-                    for (k, v) in input_views.iter().enumerate() {
-                        entries.push(wgpu::BindGroupEntry {
-                            binding: BINDING_INPUTS + k as u32,
-                            resource: wgpu::BindingResource::TextureView(v),
-                        });
-                    }
-                    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some(&stage.node),
-                        layout: &pipelines[0].layout,
-                        entries: &entries,
-                    });
-                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some(&stage.node),
-                        timestamp_writes: None,
-                    });
-                    pass.set_pipeline(&pipelines[0].pipeline);
-                    pass.set_bind_group(0, &bind_group, &[]);
-                    pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-                }
-            }
+            let uniforms = pass_uniforms(stage, plan.seed, view, &prepared.passes);
+            let buffers = self.create_stage_buffers(stage, prepared, &uniforms, view);
+            let bind_groups = self.bind_stage(stage, prepared, &buffers, &out, &textures);
+            record_stage(encoder, stage, prepared, &bind_groups, groups);
             textures.push(out);
         }
         Ok(GpuStageOutput { textures })
@@ -356,7 +166,9 @@ impl GpuContext {
 /// copying the result back to the host.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RunTimings {
+    /// Recording, submitting and waiting for the device.
     pub dispatch: std::time::Duration,
+    /// Copying the target back to the host.
     pub readback: std::time::Duration,
 }
 

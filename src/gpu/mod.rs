@@ -1,17 +1,26 @@
 //! The GPU executor: a device of its own or a caller's, a pipeline cache keyed by shader
 //! source, dispatch of a plan's stages, and readback.
 
+#![warn(missing_docs)]
+
 pub mod assemble;
+mod compiled;
 mod execute;
+mod normal_map;
 mod pipeline;
 mod readback;
+mod stages;
+mod target;
 
 use std::sync::Arc;
 
+pub use compiled::{CompiledGraph, NodeParam};
 pub use execute::{GpuStageOutput, RunOptions, RunTimings};
+pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
 pub use pipeline::PipelineCache;
 
 use crate::error::{Error, Result};
+use crate::field::Field;
 
 /// A wgpu device and queue with noisegraph's pipeline cache.
 ///
@@ -31,6 +40,7 @@ impl GpuContext {
         pollster::block_on(Self::new_async())
     }
 
+    /// [`GpuContext::new`] without blocking.
     pub async fn new_async() -> Result<Self> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
@@ -57,8 +67,10 @@ impl GpuContext {
         Ok(Self::from_device(device, queue))
     }
 
-    /// Wraps a caller's device and queue (a renderer's own); nothing is submitted to the
-    /// queue except by the run and readback methods the caller invokes.
+    /// Wraps a caller's device and queue (a renderer's own; wgpu handles are cheap clones, so
+    /// the caller keeps using its own). Nothing is submitted to the queue except by the run
+    /// and readback methods the caller invokes; [`CompiledGraph::record`] only records into
+    /// the caller's encoder (and queues uniform writes with `Queue::write_buffer`).
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Self {
         let info = device.adapter_info();
         GpuContext {
@@ -69,17 +81,87 @@ impl GpuContext {
         }
     }
 
+    /// The device everything is created on.
     pub fn device(&self) -> &wgpu::Device {
         &self.device
     }
+    /// The queue runs and readbacks submit to.
     pub fn queue(&self) -> &wgpu::Queue {
         &self.queue
     }
+    /// The adapter behind the device.
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
         &self.info
     }
+    /// The device's limits (for a borrowed device: those it was created with).
     pub fn limits(&self) -> wgpu::Limits {
         self.device.limits()
+    }
+
+    /// Whether R32Float textures (such as a [`CompiledGraph`] target) may be sampled with a
+    /// linear filter: true when the device was created with `Features::FLOAT32_FILTERABLE`.
+    /// Without it, filter the Rgba16Float output of a [`NormalMapPass`] instead.
+    pub fn float32_filterable(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::FLOAT32_FILTERABLE)
+    }
+
+    /// Reads an R32Float texture (2D or 3D, with COPY_SRC) back into a [`Field`]: submits a
+    /// copy and waits.
+    pub fn read_field(&self, texture: &wgpu::Texture) -> Result<Field> {
+        self.check_readable(texture, &[wgpu::TextureFormat::R32Float])?;
+        let size = [
+            texture.width(),
+            texture.height(),
+            texture.depth_or_array_layers(),
+        ];
+        let data = readback::read_texture(&self.device, &self.queue, texture, size)?;
+        Ok(Field::new(size[0], size[1], size[2], data))
+    }
+
+    /// Reads a 2D RGBA texture (Rgba8Unorm, Rgba16Float or Rgba32Float, with COPY_SRC) back
+    /// as one `[f32; 4]` per pixel, x fastest: submits a copy and waits.
+    pub fn read_rgba(&self, texture: &wgpu::Texture) -> Result<Vec<[f32; 4]>> {
+        use wgpu::TextureFormat as F;
+        self.check_readable(texture, &[F::Rgba8Unorm, F::Rgba16Float, F::Rgba32Float])?;
+        let size = [texture.width(), texture.height(), 1];
+        let texel = texture.format().block_copy_size(None).unwrap_or(4);
+        let bytes = readback::read_texture_bytes(&self.device, &self.queue, texture, size, texel)?;
+        let channel = texel as usize / 4;
+        Ok(bytes
+            .chunks_exact(texel as usize)
+            .map(|t| {
+                std::array::from_fn(|c| {
+                    let b = &t[c * channel..(c + 1) * channel];
+                    match texture.format() {
+                        F::Rgba8Unorm => b[0] as f32 / 255.0,
+                        F::Rgba16Float => readback::f16_to_f32(u16::from_le_bytes([b[0], b[1]])),
+                        _ => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                    }
+                })
+            })
+            .collect())
+    }
+
+    fn check_readable(
+        &self,
+        texture: &wgpu::Texture,
+        formats: &[wgpu::TextureFormat],
+    ) -> Result<()> {
+        if !formats.contains(&texture.format()) {
+            return Err(Error::InvalidRequest(format!(
+                "readback: texture format is {:?}, needs one of {formats:?}",
+                texture.format()
+            )));
+        }
+        if !texture.usage().contains(wgpu::TextureUsages::COPY_SRC) {
+            return Err(Error::InvalidRequest(format!(
+                "readback: texture usage {:?} lacks COPY_SRC",
+                texture.usage()
+            )));
+        }
+        Ok(())
     }
 
     /// One line naming the adapter: name, backend, device type.

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::assemble::{
-    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS,
-    BINDING_PARTIAL,
+    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_HEIGHT, BINDING_INPUTS, BINDING_OUT,
+    BINDING_PARAMS, BINDING_PARTIAL,
 };
 use crate::error::{Error, Result};
 
@@ -21,9 +21,17 @@ pub struct CachedPipeline {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LayoutKey {
     Generate(GenerateLayout),
-    Combine { volume: bool, inputs: u32 },
+    Combine {
+        volume: bool,
+        inputs: u32,
+    },
+    /// The normal-map pass: a 2D height field in, an RGBA storage texture of `format` out.
+    NormalMap {
+        format: wgpu::TextureFormat,
+    },
 }
 
+/// Compiled pipelines keyed by assembled source, with a count of compilations.
 #[derive(Default)]
 pub struct PipelineCache {
     pipelines: Mutex<HashMap<String, Arc<CachedPipeline>>>,
@@ -48,9 +56,10 @@ fn sampled_entry(binding: u32, volume: bool) -> wgpu::BindGroupLayoutEntry {
 }
 
 fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
-    let volume = match key {
-        LayoutKey::Generate(g) => g.volume,
-        LayoutKey::Combine { volume, .. } => volume,
+    let (volume, out_format) = match key {
+        LayoutKey::Generate(g) => (g.volume, wgpu::TextureFormat::R32Float),
+        LayoutKey::Combine { volume, .. } => (volume, wgpu::TextureFormat::R32Float),
+        LayoutKey::NormalMap { format } => (false, format),
     };
     let mut entries = vec![
         wgpu::BindGroupLayoutEntry {
@@ -68,7 +77,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: wgpu::BindingType::StorageTexture {
                 access: wgpu::StorageTextureAccess::WriteOnly,
-                format: wgpu::TextureFormat::R32Float,
+                format: out_format,
                 view_dimension: if volume {
                     wgpu::TextureViewDimension::D3
                 } else {
@@ -104,6 +113,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
                 entries.push(sampled_entry(BINDING_INPUTS + i, volume));
             }
         }
+        LayoutKey::NormalMap { .. } => entries.push(sampled_entry(BINDING_HEIGHT, false)),
     }
     entries
 }
@@ -119,6 +129,7 @@ impl PipelineCache {
         self.pipelines.lock().map(|p| p.len()).unwrap_or(0)
     }
 
+    /// Whether no pipeline is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

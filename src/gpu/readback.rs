@@ -1,4 +1,4 @@
-//! Readback of an R32Float texture of any size: rows padded to 256 bytes
+//! Readback of a texture of any size (R32Float fields, and the RGBA formats of normal maps): rows padded to 256 bytes
 //! (`COPY_BYTES_PER_ROW_ALIGNMENT`) for the copy, the padding stripped on the way out. Large
 //! textures come back in bands through one reused staging buffer, so the host holds the
 //! output plus one band, never a second full copy.
@@ -15,8 +15,24 @@ pub fn read_texture(
     texture: &wgpu::Texture,
     size: [u32; 3],
 ) -> Result<Vec<f32>> {
+    let bytes = read_texture_bytes(device, queue, texture, size, 4)?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// Reads the texels of `texture` (width x height x depth, `texel_bytes` each) as bytes, x
+/// fastest, row padding removed.
+pub fn read_texture_bytes(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    size: [u32; 3],
+    texel_bytes: u32,
+) -> Result<Vec<u8>> {
     let [width, height, depth] = size;
-    let row_bytes = width as u64 * 4;
+    let row_bytes = width as u64 * texel_bytes as u64;
     let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64;
     let padded = row_bytes.div_ceil(align) * align;
     let rows_per_band = (STAGING_BYTES / padded).clamp(1, height as u64) as u32;
@@ -26,7 +42,7 @@ pub fn read_texture(
         usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
         mapped_at_creation: false,
     });
-    let mut out = Vec::with_capacity(width as usize * height as usize * depth as usize);
+    let mut out = Vec::with_capacity(row_bytes as usize * height as usize * depth as usize);
     for z in 0..depth {
         let mut y = 0;
         while y < height {
@@ -81,12 +97,7 @@ pub fn read_texture(
                     .map_err(|e| Error::Gpu(format!("reading mapped buffer failed: {e:?}")))?;
                 for r in 0..rows as u64 {
                     let start = (r * padded) as usize;
-                    let bytes = &view[start..start + row_bytes as usize];
-                    out.extend(
-                        bytes
-                            .chunks_exact(4)
-                            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                    );
+                    out.extend_from_slice(&view[start..start + row_bytes as usize]);
                 }
             }
             staging.unmap();
@@ -94,4 +105,17 @@ pub fn read_texture(
         }
     }
     Ok(out)
+}
+
+/// An IEEE half-precision value as f32 (exact: every f16 is an f32).
+pub fn f16_to_f32(bits: u16) -> f32 {
+    let sign = if bits & 0x8000 != 0 { -1.0f32 } else { 1.0 };
+    let exponent = ((bits >> 10) & 0x1f) as i32;
+    let mantissa = (bits & 0x3ff) as f32;
+    match exponent {
+        0 => sign * mantissa * 2f32.powi(-24),
+        31 if mantissa == 0.0 => sign * f32::INFINITY,
+        31 => f32::NAN,
+        e => sign * (1.0 + mantissa / 1024.0) * 2f32.powi(e - 15),
+    }
 }

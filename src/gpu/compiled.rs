@@ -1,0 +1,575 @@
+//! [`CompiledGraph`]: a graph compiled once for a fixed view on a caller's device, whose
+//! passes are recorded into the caller's command encoder frame after frame, with time, seed,
+//! frequency, amplitude and origin changed through uniform buffers only.
+
+use std::sync::Arc;
+
+use super::stages::{dispatch_size, pass_uniforms, record_stage, PreparedStage, StageBuffers};
+use super::target::check_texture;
+use super::{GpuContext, RunOptions};
+use crate::error::{Error, Result};
+use crate::field::Field;
+use crate::graph::{NodeKind, NoiseGraph, Plan, Stage, StageKind, View};
+
+/// A per-node number that a frame may change without recompiling (see
+/// [`CompiledGraph::set_node_param`]). Each applies to one kind of node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NodeParam {
+    /// Family node: the same frequency on every axis (greater than 0).
+    Frequency(f64),
+    /// Family node: frequency per axis x, y, z, w (each greater than 0).
+    FrequencyPerAxis([f64; 4]),
+    /// Family or fractal node: added to the graph seed.
+    SeedOffset(i64),
+    /// Family or fractal node: shift of the coordinates, per axis x, y, z, w.
+    Offset([f64; 4]),
+    /// Family node: the slice coordinate of 3D / 4D noise.
+    Z(f64),
+    /// Family node: the 4th coordinate of 4D noise.
+    W(f64),
+    /// Fractal node: frequency ratio between octaves (greater than 0).
+    Lacunarity(f64),
+    /// Fractal node: amplitude ratio between octaves.
+    Gain(f64),
+    /// Warp node: how far the displacement fields move the sample point.
+    Amplitude(f64),
+}
+
+impl NodeParam {
+    /// The JSON field the parameter sets.
+    pub fn field(&self) -> &'static str {
+        match self {
+            NodeParam::Frequency(_) | NodeParam::FrequencyPerAxis(_) => "frequency",
+            NodeParam::SeedOffset(_) => "seed_offset",
+            NodeParam::Offset(_) => "offset",
+            NodeParam::Z(_) => "z",
+            NodeParam::W(_) => "w",
+            NodeParam::Lacunarity(_) => "lacunarity",
+            NodeParam::Gain(_) => "gain",
+            NodeParam::Amplitude(_) => "amplitude",
+        }
+    }
+
+    fn check(&self, node: &str) -> Result<()> {
+        let numbers: Vec<f64> = match *self {
+            NodeParam::Frequency(f) => vec![f],
+            NodeParam::FrequencyPerAxis(f) | NodeParam::Offset(f) => f.to_vec(),
+            NodeParam::SeedOffset(_) => vec![],
+            NodeParam::Z(v)
+            | NodeParam::W(v)
+            | NodeParam::Lacunarity(v)
+            | NodeParam::Gain(v)
+            | NodeParam::Amplitude(v) => vec![v],
+        };
+        let positive = matches!(
+            self,
+            NodeParam::Frequency(_) | NodeParam::FrequencyPerAxis(_) | NodeParam::Lacunarity(_)
+        );
+        for v in numbers {
+            if !v.is_finite() || (positive && v <= 0.0) {
+                return Err(Error::InvalidRequest(format!(
+                    "node '{node}', field '{}': must be {} (got {v})",
+                    self.field(),
+                    if positive {
+                        "a finite number greater than 0"
+                    } else {
+                        "finite"
+                    }
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The ids a generate stage evaluates: the materialized node, then its warp source or
+/// fractal, down to the family node.
+fn chain_ids(graph: &NoiseGraph, id: &str) -> Vec<String> {
+    let mut ids = vec![id.to_string()];
+    let mut current = id;
+    while let Some(node) = graph.node(current) {
+        current = match &node.kind {
+            NodeKind::Warp(w) => &w.source,
+            NodeKind::Fractal(f) => &f.source,
+            _ => break,
+        };
+        if ids.iter().any(|i| i == current) {
+            break;
+        }
+        ids.push(current.to_string());
+    }
+    ids
+}
+
+/// A graph compiled for one view on a [`GpuContext`] (typically one made from a renderer's
+/// own device with [`GpuContext::from_device`]): its pipelines, uniform buffers,
+/// intermediate textures and bind groups are created once; [`CompiledGraph::record`] then
+/// only records compute passes into the caller's encoder, writing the caller's texture.
+/// Nothing is submitted and nothing waits.
+///
+/// Per-frame changes ([`set_time`](Self::set_time), [`set_seed`](Self::set_seed),
+/// [`set_origin`](Self::set_origin), [`set_node_param`](Self::set_node_param)) recompute the
+/// stage uniforms on the host and write them with `Queue::write_buffer` at the next
+/// `record`; no pipeline is created. wgpu executes queued buffer writes before the command
+/// buffers of the next `Queue::submit`, so the values a frame sees are those of its last
+/// `record` before that submit: record one frame of a given `CompiledGraph` per submit (use
+/// two `CompiledGraph`s for two differently parameterised results in one submission).
+///
+/// To sample the R32Float output with a linear filter, the caller's device needs
+/// `wgpu::Features::FLOAT32_FILTERABLE` (see [`GpuContext::float32_filterable`]); otherwise
+/// record a [`super::NormalMapPass`] with [`super::NormalMapFormat::Rgba16Float`], whose `w`
+/// channel holds the height and which every device filters.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use noisegraph::{CompiledGraph, GpuContext, NoiseGraph, View};
+/// # fn frame(device: wgpu::Device, queue: wgpu::Queue) -> noisegraph::Result<()> {
+/// // The renderer's own device and queue (wgpu handles are cheap clones).
+/// let ctx = Arc::new(GpuContext::from_device(device.clone(), queue.clone()));
+/// let graph = NoiseGraph::from_json(r#"{"seed": 7, "output": "n", "nodes": [
+///     {"id": "n", "type": "perlin", "dims": 3, "frequency": 8}]}"#)?;
+/// let mut noise = CompiledGraph::new(&ctx, &graph, None, View::image(512, 512))?;
+/// let height = noise.create_target(); // R32Float, STORAGE_BINDING | TEXTURE_BINDING | COPY_SRC
+/// for frame in 0..3 {
+///     noise.set_time(frame as f64 * 0.02)?; // the z of 3D noise
+///     let mut encoder = device.create_command_encoder(&Default::default());
+///     noise.record(&mut encoder, &height)?;
+///     // ... the renderer's own passes sampling `height` ...
+///     queue.submit(Some(encoder.finish()));
+/// }
+/// # Ok(()) }
+/// ```
+pub struct CompiledGraph {
+    ctx: Arc<GpuContext>,
+    graph: NoiseGraph,
+    plan: Plan,
+    view: View,
+    time: f64,
+    /// Per stage, the node ids its generator chain evaluates (empty for point-wise stages).
+    chains: Vec<Vec<String>>,
+    prepared: Vec<PreparedStage>,
+    buffers: Vec<StageBuffers>,
+    /// Fields of the stages before the target, which the target and each other read.
+    fields: Vec<wgpu::Texture>,
+    /// Bind groups of the stages before the target.
+    bind_groups: Vec<Vec<wgpu::BindGroup>>,
+    /// The caller's last target and the target stage's bind groups for it.
+    target_binding: Option<(wgpu::Texture, Vec<wgpu::BindGroup>)>,
+    uniforms_dirty: bool,
+    aux_dirty: bool,
+}
+
+// Renderers move and share these across threads.
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<CompiledGraph>();
+    assert_send_sync::<GpuContext>();
+};
+
+impl CompiledGraph {
+    /// The usage [`CompiledGraph::create_target`] gives: written as storage, sampled by the
+    /// renderer, copied out for readback.
+    pub const TARGET_USAGE: wgpu::TextureUsages = wgpu::TextureUsages::STORAGE_BINDING
+        .union(wgpu::TextureUsages::TEXTURE_BINDING)
+        .union(wgpu::TextureUsages::COPY_SRC);
+
+    /// Plans `node` (the graph's output when `None`) for `view`, checks the device's limits,
+    /// compiles (or fetches from the context's cache) every pipeline and creates every
+    /// buffer, texture and bind group except those bound to the caller's target. Errors name
+    /// the missing limit or the bad view before anything is created.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: View,
+    ) -> Result<Self> {
+        Self::with_options(ctx, graph, node, view, &RunOptions::default())
+    }
+
+    /// [`CompiledGraph::new`] with run options: `octave_budget` decides how octaves split
+    /// across passes (`poison` does not apply: the caller owns the target).
+    pub fn with_options(
+        ctx: &Arc<GpuContext>,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: View,
+        options: &RunOptions,
+    ) -> Result<Self> {
+        let plan = Plan::new(graph, node)?;
+        if plan.target + 1 != plan.stages.len() {
+            return Err(Error::InvalidRequest(format!(
+                "internal: the target stage '{}' is not the last of the plan",
+                plan.stages[plan.target].node
+            )));
+        }
+        let prepared = ctx.prepare_plan(&plan, &view, options.octave_budget)?;
+        let chains = plan
+            .stages
+            .iter()
+            .map(|s| match s.kind {
+                StageKind::Generate(_) => chain_ids(graph, &s.node),
+                StageKind::Combine { .. } => Vec::new(),
+            })
+            .collect();
+        let mut compiled = CompiledGraph {
+            ctx: ctx.clone(),
+            graph: graph.clone(),
+            plan,
+            view,
+            time: 0.0,
+            chains,
+            prepared,
+            buffers: Vec::new(),
+            fields: Vec::new(),
+            bind_groups: Vec::new(),
+            target_binding: None,
+            uniforms_dirty: false,
+            aux_dirty: false,
+        };
+        let uniforms = compiled.all_uniforms();
+        for (i, stage) in compiled.plan.stages.iter().enumerate() {
+            let prepared = &compiled.prepared[i];
+            let buffers = ctx.create_stage_buffers(stage, prepared, &uniforms[i], &view);
+            if i != compiled.plan.target {
+                let out = ctx.create_field_texture(&view, &stage.node);
+                let groups = ctx.bind_stage(stage, prepared, &buffers, &out, &compiled.fields);
+                compiled.fields.push(out);
+                compiled.bind_groups.push(groups);
+            }
+            compiled.buffers.push(buffers);
+        }
+        Ok(compiled)
+    }
+
+    /// The view the graph was compiled for (its origin follows [`set_origin`](Self::set_origin)).
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    /// The plan being run (with the per-frame parameters applied).
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The context the graph was compiled on.
+    pub fn context(&self) -> &Arc<GpuContext> {
+        &self.ctx
+    }
+
+    /// Format, dimension, size and usage of the texture [`record`](Self::record) writes.
+    pub fn target_descriptor(&self) -> wgpu::TextureDescriptor<'static> {
+        wgpu::TextureDescriptor {
+            label: Some("noisegraph target"),
+            size: wgpu::Extent3d {
+                width: self.view.size[0],
+                height: self.view.size[1],
+                depth_or_array_layers: self.view.size[2],
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: self.target_dimension(),
+            format: wgpu::TextureFormat::R32Float,
+            usage: Self::TARGET_USAGE,
+            view_formats: &[],
+        }
+    }
+
+    /// Creates a texture [`record`](Self::record) can write: R32Float, the view's size,
+    /// [`TARGET_USAGE`](Self::TARGET_USAGE).
+    pub fn create_target(&self) -> wgpu::Texture {
+        self.ctx.device().create_texture(&self.target_descriptor())
+    }
+
+    fn target_dimension(&self) -> wgpu::TextureDimension {
+        if self.view.is_volume() {
+            wgpu::TextureDimension::D3
+        } else {
+            wgpu::TextureDimension::D2
+        }
+    }
+
+    /// The usage a target must have: storage, plus sampling when split octaves read the
+    /// target's partial sum back.
+    pub fn required_target_usage(&self) -> wgpu::TextureUsages {
+        let mut usage = wgpu::TextureUsages::STORAGE_BINDING;
+        if self.prepared[self.plan.target].passes.len() >= 3 {
+            usage |= wgpu::TextureUsages::TEXTURE_BINDING;
+        }
+        usage
+    }
+
+    /// Sets the time: added to the `z` of every 3D family node and to the `w` of every 4D
+    /// one (2D nodes do not move). Takes effect at the next [`record`](Self::record).
+    pub fn set_time(&mut self, time: f64) -> Result<()> {
+        if !time.is_finite() {
+            return Err(Error::InvalidRequest(format!(
+                "time must be finite (got {time})"
+            )));
+        }
+        self.time = time;
+        self.uniforms_dirty = true;
+        Ok(())
+    }
+
+    /// The time last set (0 at first).
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Sets the graph seed (each node adds its `seed_offset`, each octave its index).
+    pub fn set_seed(&mut self, seed: u32) {
+        self.plan.seed = seed;
+        self.graph.seed = seed;
+        self.uniforms_dirty = true;
+        self.aux_dirty = true;
+    }
+
+    /// The graph seed in effect.
+    pub fn seed(&self) -> u32 {
+        self.plan.seed
+    }
+
+    /// Moves the view: pixel (x, y, z) samples `origin + (x, y, z) * extent / size`.
+    pub fn set_origin(&mut self, origin: [f64; 3]) -> Result<()> {
+        if origin.iter().any(|v| !v.is_finite()) {
+            return Err(Error::InvalidRequest(format!(
+                "origin must be finite (got {origin:?})"
+            )));
+        }
+        self.view.origin = origin;
+        self.uniforms_dirty = true;
+        Ok(())
+    }
+
+    /// Changes one number of one node (frequency, seed offset, offset, z, w, lacunarity,
+    /// gain, amplitude; see [`NodeParam`]) in every stage that evaluates the node. The error
+    /// names the node and the field: an unknown node, a node outside the compiled output, a
+    /// parameter the node's kind does not have, or a value out of bounds.
+    pub fn set_node_param(&mut self, node: &str, param: NodeParam) -> Result<()> {
+        param.check(node)?;
+        let Some(kind) = self.graph.node(node).map(|n| n.kind.clone()) else {
+            let ids: Vec<&str> = self.graph.nodes.iter().map(|n| n.id.as_str()).collect();
+            return Err(Error::InvalidRequest(format!(
+                "node '{node}' is not in the graph (nodes: {})",
+                ids.join(", ")
+            )));
+        };
+        let type_name = self.graph.node(node).map(|n| n.type_name().to_string());
+        let applies = matches!(
+            (&kind, param),
+            (
+                NodeKind::Family(_),
+                NodeParam::Frequency(_)
+                    | NodeParam::FrequencyPerAxis(_)
+                    | NodeParam::SeedOffset(_)
+                    | NodeParam::Offset(_)
+                    | NodeParam::Z(_)
+                    | NodeParam::W(_)
+            ) | (
+                NodeKind::Fractal(_),
+                NodeParam::SeedOffset(_)
+                    | NodeParam::Offset(_)
+                    | NodeParam::Lacunarity(_)
+                    | NodeParam::Gain(_)
+            ) | (NodeKind::Warp(_), NodeParam::Amplitude(_))
+        );
+        if !applies {
+            return Err(Error::InvalidRequest(format!(
+                "node '{node}', field '{}': a {} node has no per-frame '{}'",
+                param.field(),
+                type_name.unwrap_or_default(),
+                param.field()
+            )));
+        }
+        let mut found = false;
+        for (stage, chain) in self.plan.stages.iter_mut().zip(&self.chains) {
+            let StageKind::Generate(g) = &mut stage.kind else {
+                continue;
+            };
+            if !chain.iter().any(|id| id == node) {
+                continue;
+            }
+            found = true;
+            match (&kind, param) {
+                (NodeKind::Family(_), p) => {
+                    let src = &mut g.source;
+                    match p {
+                        NodeParam::Frequency(f) => src.frequency = [f; 4],
+                        NodeParam::FrequencyPerAxis(f) => src.frequency = f,
+                        NodeParam::SeedOffset(s) => src.seed_offset = s,
+                        NodeParam::Offset(o) => src.offset = o,
+                        NodeParam::Z(z) => src.z = z,
+                        NodeParam::W(w) => src.w = w,
+                        _ => unreachable!("checked above"),
+                    }
+                }
+                (NodeKind::Fractal(_), p) => {
+                    let f = g
+                        .fractal
+                        .as_mut()
+                        .expect("a fractal node's stage has a fractal");
+                    match p {
+                        NodeParam::SeedOffset(s) => f.seed_offset = s,
+                        NodeParam::Offset(o) => f.offset = o,
+                        NodeParam::Lacunarity(l) => f.lacunarity = l,
+                        NodeParam::Gain(v) => f.gain = v,
+                        _ => unreachable!("checked above"),
+                    }
+                }
+                (NodeKind::Warp(_), NodeParam::Amplitude(a)) => g.amplitude = a,
+                _ => unreachable!("checked above"),
+            }
+        }
+        if !found {
+            return Err(Error::InvalidRequest(format!(
+                "node '{node}', field '{}': the node is not evaluated by the compiled output '{}'",
+                param.field(),
+                self.plan.stages[self.plan.target].node
+            )));
+        }
+        self.uniforms_dirty = true;
+        self.aux_dirty |= matches!(param, NodeParam::SeedOffset(_));
+        Ok(())
+    }
+
+    /// A stage with the time applied to its family's z (3D) or w (4D).
+    fn timed(&self, stage: &Stage) -> Stage {
+        let mut stage = stage.clone();
+        if let StageKind::Generate(g) = &mut stage.kind {
+            match g.source.dims {
+                3 => g.source.z += self.time,
+                4 => g.source.w += self.time,
+                _ => {}
+            }
+        }
+        stage
+    }
+
+    fn all_uniforms(&self) -> Vec<Vec<Vec<u8>>> {
+        self.plan
+            .stages
+            .iter()
+            .zip(&self.prepared)
+            .map(|(stage, prepared)| {
+                pass_uniforms(
+                    &self.timed(stage),
+                    self.plan.seed,
+                    &self.view,
+                    &prepared.passes,
+                )
+            })
+            .collect()
+    }
+
+    /// Writes changed uniforms and auxiliary tables; rebinds a stage whose table changed size.
+    fn flush(&mut self) {
+        let queue = self.ctx.queue().clone();
+        if self.uniforms_dirty {
+            for (buffers, stage_uniforms) in self.buffers.iter().zip(self.all_uniforms()) {
+                for (buffer, bytes) in buffers.uniforms.iter().zip(stage_uniforms) {
+                    queue.write_buffer(buffer, 0, &bytes);
+                }
+            }
+            self.uniforms_dirty = false;
+        }
+        if self.aux_dirty {
+            for i in 0..self.plan.stages.len() {
+                let StageKind::Generate(g) = &self.plan.stages[i].kind else {
+                    continue;
+                };
+                let Some(aux) = g.aux_data(self.plan.seed) else {
+                    continue;
+                };
+                let same_size = self.buffers[i]
+                    .aux
+                    .as_ref()
+                    .is_some_and(|b| b.size() == (aux.len() * 4) as u64);
+                if same_size {
+                    let buffer = self.buffers[i].aux.as_ref().expect("checked");
+                    queue.write_buffer(buffer, 0, bytemuck::cast_slice(&aux));
+                } else {
+                    self.prepared[i].aux = Some(aux);
+                    let stage = &self.plan.stages[i];
+                    let uniforms = pass_uniforms(
+                        &self.timed(stage),
+                        self.plan.seed,
+                        &self.view,
+                        &self.prepared[i].passes,
+                    );
+                    self.buffers[i] = self.ctx.create_stage_buffers(
+                        stage,
+                        &self.prepared[i],
+                        &uniforms,
+                        &self.view,
+                    );
+                    if i == self.plan.target {
+                        self.target_binding = None;
+                    } else {
+                        self.bind_groups[i] = self.ctx.bind_stage(
+                            stage,
+                            &self.prepared[i],
+                            &self.buffers[i],
+                            &self.fields[i],
+                            &self.fields,
+                        );
+                    }
+                }
+            }
+            self.aux_dirty = false;
+        }
+    }
+
+    /// Records every pass of the graph into `encoder`, writing `target` (see
+    /// [`create_target`](Self::create_target) for what it must be). Nothing is submitted and
+    /// nothing waits. A wrong target (format, dimension, size, usage) is an error returned
+    /// before anything is recorded. Bind groups for a target are made on first use and kept
+    /// while the same target comes back (the graph holds a handle to its last target).
+    pub fn record(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::Texture,
+    ) -> Result<()> {
+        check_texture(
+            "target",
+            target,
+            wgpu::TextureFormat::R32Float,
+            self.target_dimension(),
+            self.view.size,
+            self.required_target_usage(),
+        )?;
+        self.flush();
+        let t = self.plan.target;
+        if self.target_binding.as_ref().map(|(tex, _)| tex) != Some(target) {
+            let groups = self.ctx.bind_stage(
+                &self.plan.stages[t],
+                &self.prepared[t],
+                &self.buffers[t],
+                target,
+                &self.fields,
+            );
+            self.target_binding = Some((target.clone(), groups));
+        }
+        let groups = dispatch_size(&self.view);
+        for i in 0..self.plan.stages.len() {
+            let bind_groups = if i == t {
+                &self.target_binding.as_ref().expect("bound above").1
+            } else {
+                &self.bind_groups[i]
+            };
+            record_stage(
+                encoder,
+                &self.plan.stages[i],
+                &self.prepared[i],
+                bind_groups,
+                groups,
+            );
+        }
+        Ok(())
+    }
+
+    /// Reads a target back (submits a copy and waits): for tests, bakes and examples, not for
+    /// a renderer's frame loop.
+    pub fn read_target(&self, target: &wgpu::Texture) -> Result<Field> {
+        self.ctx.read_field(target)
+    }
+}

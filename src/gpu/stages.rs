@@ -1,0 +1,402 @@
+//! The pieces both GPU recorders share: checking a plan against the device, fetching its
+//! pipelines, creating each stage's buffers and bind groups, and recording its passes.
+//! [`GpuContext::encode_plan`] uses them once per run; [`super::CompiledGraph`] keeps what
+//! they create and records it frame after frame.
+
+use std::sync::Arc;
+
+use wgpu::util::DeviceExt;
+
+use super::assemble::{
+    combine_source, generate_source, GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_INPUTS,
+    BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
+};
+use super::pipeline::{CachedPipeline, LayoutKey};
+use super::GpuContext;
+use crate::error::{Error, Result};
+use crate::graph::{octave_passes, CombineUniform, Plan, Stage, StageKind, StageUniform, View};
+
+/// A stage's pipelines and pass split, fetched before anything is recorded.
+pub(crate) struct PreparedStage {
+    /// The first-pass pipeline, then (when octaves are split) the one reading a partial sum.
+    pub pipelines: Vec<Arc<CachedPipeline>>,
+    /// Octave passes (first octave, count); empty for a point-wise stage.
+    pub passes: Vec<(u32, u32)>,
+    /// The family's auxiliary table, when it has one.
+    pub aux: Option<Vec<f32>>,
+}
+
+/// The buffers a stage records with: one uniform buffer per pass, the auxiliary table and,
+/// for split octaves, the texture the partial sums ping-pong through.
+pub(crate) struct StageBuffers {
+    pub uniforms: Vec<wgpu::Buffer>,
+    pub aux: Option<wgpu::Buffer>,
+    pub partial: Option<wgpu::Texture>,
+}
+
+/// Workgroup counts covering a view.
+pub(crate) fn dispatch_size(view: &View) -> [u32; 3] {
+    [
+        view.size[0].div_ceil(WORKGROUP[0]),
+        view.size[1].div_ceil(WORKGROUP[1]),
+        view.size[2],
+    ]
+}
+
+/// The uniform bytes of every pass of a stage, for the plan's seed and a view.
+pub(crate) fn pass_uniforms(
+    stage: &Stage,
+    seed: u32,
+    view: &View,
+    passes: &[(u32, u32)],
+) -> Vec<Vec<u8>> {
+    match &stage.kind {
+        StageKind::Generate(g) => {
+            let base = g.uniforms(seed, view);
+            let n = passes.len();
+            passes
+                .iter()
+                .enumerate()
+                .map(|(i, &(first, count))| {
+                    let mut u: StageUniform = base;
+                    u.size[3] = count;
+                    u.mode[1] = first;
+                    u.mode[2] = u32::from(i == n - 1);
+                    bytemuck::bytes_of(&u).to_vec()
+                })
+                .collect()
+        }
+        StageKind::Combine { op, .. } => {
+            let (code, constants) = op.code_and_constants();
+            let u = CombineUniform {
+                size: [view.size[0], view.size[1], view.size[2], 0],
+                op: [code, 0, 0, 0],
+                constants,
+            };
+            vec![bytemuck::bytes_of(&u).to_vec()]
+        }
+    }
+}
+
+/// Ping-pong of split octaves: pass `i` of `n` writes `out` when true, the partial texture
+/// otherwise, so the last pass always writes `out`.
+fn pass_writes_out(i: usize, n: usize) -> bool {
+    (n - 1 - i).is_multiple_of(2)
+}
+
+fn texture_view(t: &wgpu::Texture) -> wgpu::TextureView {
+    t.create_view(&wgpu::TextureViewDescriptor::default())
+}
+
+impl GpuContext {
+    /// Checks that the device has every limit `plan` needs on `view`; one error lists all
+    /// that are short, each by its `wgpu::Limits` name.
+    pub(crate) fn check_plan_limits(
+        &self,
+        plan: &Plan,
+        view: &View,
+        octave_budget: u64,
+    ) -> Result<()> {
+        self.check_view(view)?;
+        let limits = self.limits();
+        let groups = dispatch_size(view);
+        let mut sampled = 0u32;
+        let mut aux = false;
+        for stage in &plan.stages {
+            match &stage.kind {
+                StageKind::Generate(g) => {
+                    let split =
+                        octave_passes(g.octave_count(), view.pixel_count(), octave_budget).len();
+                    sampled = sampled.max(g.displace.len() as u32 + u32::from(split > 1));
+                    aux |= g.aux_data(plan.seed).is_some();
+                }
+                StageKind::Combine { inputs, .. } => sampled = sampled.max(inputs.len() as u32),
+            }
+        }
+        let needs: [(&str, u64, u64); 10] = [
+            ("max_bind_groups", 1, limits.max_bind_groups as u64),
+            (
+                "max_bindings_per_bind_group",
+                BINDING_AUX as u64 + 1,
+                limits.max_bindings_per_bind_group as u64,
+            ),
+            (
+                "max_storage_textures_per_shader_stage",
+                1,
+                limits.max_storage_textures_per_shader_stage as u64,
+            ),
+            (
+                "max_sampled_textures_per_shader_stage",
+                sampled as u64,
+                limits.max_sampled_textures_per_shader_stage as u64,
+            ),
+            (
+                "max_storage_buffers_per_shader_stage",
+                u64::from(aux),
+                limits.max_storage_buffers_per_shader_stage as u64,
+            ),
+            (
+                "max_uniform_buffer_binding_size",
+                std::mem::size_of::<StageUniform>() as u64,
+                limits.max_uniform_buffer_binding_size,
+            ),
+            (
+                "max_compute_workgroup_size_x",
+                WORKGROUP[0] as u64,
+                limits.max_compute_workgroup_size_x as u64,
+            ),
+            (
+                "max_compute_workgroup_size_y",
+                WORKGROUP[1] as u64,
+                limits.max_compute_workgroup_size_y as u64,
+            ),
+            (
+                "max_compute_invocations_per_workgroup",
+                (WORKGROUP[0] * WORKGROUP[1]) as u64,
+                limits.max_compute_invocations_per_workgroup as u64,
+            ),
+            (
+                "max_compute_workgroups_per_dimension",
+                groups.iter().copied().max().unwrap_or(1) as u64,
+                limits.max_compute_workgroups_per_dimension as u64,
+            ),
+        ];
+        let short: Vec<String> = needs
+            .iter()
+            .filter(|(_, need, have)| need > have)
+            .map(|(name, need, have)| format!("{name} = {have} (needs {need})"))
+            .collect();
+        if short.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Limit(format!(
+                "the device lacks limits this graph needs on {}: {}",
+                self.describe(),
+                short.join(", ")
+            )))
+        }
+    }
+
+    /// Checks the device and the view, then fetches (or compiles) every pipeline of `plan`,
+    /// so that a failure comes before anything is recorded.
+    pub(crate) fn prepare_plan(
+        &self,
+        plan: &Plan,
+        view: &View,
+        octave_budget: u64,
+    ) -> Result<Vec<PreparedStage>> {
+        self.check_plan_limits(plan, view, octave_budget)?;
+        plan.check_view(view)?;
+        let device = self.device();
+        let volume = view.is_volume();
+        let mut prepared = Vec::new();
+        for stage in &plan.stages {
+            match &stage.kind {
+                StageKind::Generate(g) => {
+                    let aux = g.aux_data(plan.seed);
+                    let passes = octave_passes(g.octave_count(), view.pixel_count(), octave_budget);
+                    let mut pipelines = Vec::new();
+                    for partial in [false, true] {
+                        if partial && passes.len() < 2 {
+                            continue;
+                        }
+                        let layout = GenerateLayout {
+                            volume,
+                            partial,
+                            displace: g.displace.len() as u32,
+                            aux: aux.is_some(),
+                        };
+                        let source = generate_source(g, layout);
+                        pipelines.push(self.pipelines().get(
+                            device,
+                            &source,
+                            LayoutKey::Generate(layout),
+                        )?);
+                    }
+                    if let Some(a) = &aux {
+                        let max = self.limits().max_storage_buffer_binding_size;
+                        if (a.len() as u64) * 4 > max {
+                            return Err(Error::Limit(format!(
+                                "node '{}': auxiliary data of {} bytes exceeds max_storage_buffer_binding_size = {max}",
+                                stage.node,
+                                a.len() * 4
+                            )));
+                        }
+                    }
+                    prepared.push(PreparedStage {
+                        pipelines,
+                        passes,
+                        aux,
+                    });
+                }
+                StageKind::Combine { inputs, .. } => {
+                    let key = LayoutKey::Combine {
+                        volume,
+                        inputs: inputs.len() as u32,
+                    };
+                    let source = combine_source(volume, inputs.len() as u32);
+                    prepared.push(PreparedStage {
+                        pipelines: vec![self.pipelines().get(device, &source, key)?],
+                        passes: vec![],
+                        aux: None,
+                    });
+                }
+            }
+        }
+        Ok(prepared)
+    }
+
+    /// Creates a stage's uniform buffers (filled with `uniforms`, writable later with
+    /// `Queue::write_buffer`), its auxiliary buffer and its partial-sum texture.
+    pub(crate) fn create_stage_buffers(
+        &self,
+        stage: &Stage,
+        prepared: &PreparedStage,
+        uniforms: &[Vec<u8>],
+        view: &View,
+    ) -> StageBuffers {
+        let device = self.device();
+        let uniforms = uniforms
+            .iter()
+            .map(|bytes| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(&stage.node),
+                    contents: bytes,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                })
+            })
+            .collect();
+        let aux = prepared.aux.as_ref().map(|a| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("noisegraph aux"),
+                contents: bytemuck::cast_slice(a),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            })
+        });
+        let partial =
+            (prepared.passes.len() > 1).then(|| self.create_field_texture(view, "partial sum"));
+        StageBuffers {
+            uniforms,
+            aux,
+            partial,
+        }
+    }
+
+    /// One bind group per pass of a stage that writes `out` and reads the earlier stages'
+    /// fields from `fields` (indexed by stage).
+    pub(crate) fn bind_stage(
+        &self,
+        stage: &Stage,
+        prepared: &PreparedStage,
+        buffers: &StageBuffers,
+        out: &wgpu::Texture,
+        fields: &[wgpu::Texture],
+    ) -> Vec<wgpu::BindGroup> {
+        let device = self.device();
+        let out_view = texture_view(out);
+        let partial_view = buffers.partial.as_ref().map(texture_view);
+        let bind = |pipeline: &CachedPipeline, entries: &[wgpu::BindGroupEntry]| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(&stage.node),
+                layout: &pipeline.layout,
+                entries,
+            })
+        };
+        match &stage.kind {
+            StageKind::Generate(g) => {
+                let displace: Vec<wgpu::TextureView> = g
+                    .displace
+                    .iter()
+                    .map(|&s| texture_view(&fields[s]))
+                    .collect();
+                let n = prepared.passes.len();
+                (0..n)
+                    .map(|i| {
+                        let writes = if pass_writes_out(i, n) {
+                            &out_view
+                        } else {
+                            partial_view.as_ref().expect("split octaves")
+                        };
+                        let reads = (i > 0).then(|| {
+                            if pass_writes_out(i - 1, n) {
+                                &out_view
+                            } else {
+                                partial_view.as_ref().expect("split octaves")
+                            }
+                        });
+                        let mut entries = vec![
+                            wgpu::BindGroupEntry {
+                                binding: BINDING_PARAMS,
+                                resource: buffers.uniforms[i].as_entire_binding(),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: BINDING_OUT,
+                                resource: wgpu::BindingResource::TextureView(writes),
+                            },
+                        ];
+                        if let Some(v) = reads {
+                            entries.push(wgpu::BindGroupEntry {
+                                binding: BINDING_PARTIAL,
+                                resource: wgpu::BindingResource::TextureView(v),
+                            });
+                        }
+                        for (k, v) in displace.iter().enumerate() {
+                            entries.push(wgpu::BindGroupEntry {
+                                binding: BINDING_DISPLACE + k as u32,
+                                resource: wgpu::BindingResource::TextureView(v),
+                            });
+                        }
+                        if let Some(b) = &buffers.aux {
+                            entries.push(wgpu::BindGroupEntry {
+                                binding: BINDING_AUX,
+                                resource: b.as_entire_binding(),
+                            });
+                        }
+                        bind(&prepared.pipelines[usize::from(i > 0)], &entries)
+                    })
+                    .collect()
+            }
+            StageKind::Combine { inputs, .. } => {
+                let input_views: Vec<wgpu::TextureView> =
+                    inputs.iter().map(|&s| texture_view(&fields[s])).collect();
+                let mut entries = vec![
+                    wgpu::BindGroupEntry {
+                        binding: BINDING_PARAMS,
+                        resource: buffers.uniforms[0].as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: BINDING_OUT,
+                        resource: wgpu::BindingResource::TextureView(&out_view),
+                    },
+                ];
+                for (k, v) in input_views.iter().enumerate() {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: BINDING_INPUTS + k as u32,
+                        resource: wgpu::BindingResource::TextureView(v),
+                    });
+                }
+                vec![bind(&prepared.pipelines[0], &entries)]
+            }
+        }
+    }
+}
+
+/// Records a stage's compute passes, one per bind group.
+pub(crate) fn record_stage(
+    encoder: &mut wgpu::CommandEncoder,
+    stage: &Stage,
+    prepared: &PreparedStage,
+    bind_groups: &[wgpu::BindGroup],
+    groups: [u32; 3],
+) {
+    for (i, bind_group) in bind_groups.iter().enumerate() {
+        let pipeline = &prepared.pipelines[usize::from(i > 0).min(prepared.pipelines.len() - 1)];
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&stage.node),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&pipeline.pipeline);
+        pass.set_bind_group(0, bind_group, &[]);
+        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+    }
+}

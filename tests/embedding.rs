@@ -1,0 +1,417 @@
+//! Embedding in a renderer's frame: a compiled graph records into the caller's encoder and
+//! target, per-frame parameters change without new pipelines, bad targets and short device
+//! limits are refused before anything is recorded, and two graphs share a device across
+//! threads.
+
+mod common;
+
+use std::sync::Arc;
+
+use noisegraph::{CompiledGraph, Error, GpuContext, NodeParam, NoiseGraph, View};
+use serde_json::json;
+
+/// A warped 3D fBm: four stages (three displacement fields and the warp).
+fn warped(seed: u32, z: f64, frequency: f64, amplitude: f64) -> NoiseGraph {
+    NoiseGraph::from_value(&json!({
+        "seed": seed,
+        "output": "terrain",
+        "nodes": [
+            { "id": "base", "type": "perlin", "dims": 3, "frequency": frequency, "z": z },
+            { "id": "fbm", "type": "fbm", "source": "base", "octaves": 4 },
+            { "id": "qx", "type": "fbm", "source": "base", "octaves": 2, "seed_offset": 31 },
+            { "id": "qy", "type": "fbm", "source": "base", "octaves": 2, "seed_offset": 37 },
+            { "id": "qz", "type": "fbm", "source": "base", "octaves": 2, "seed_offset": 41 },
+            { "id": "terrain", "type": "warp", "source": "fbm", "displace": ["qx", "qy", "qz"], "amplitude": amplitude }
+        ]
+    }))
+    .expect("valid graph")
+}
+
+/// A context of its own on the shared device, so its pipeline counter sees only this test.
+fn fresh_context(shared: &GpuContext) -> Arc<GpuContext> {
+    Arc::new(GpuContext::from_device(
+        shared.device().clone(),
+        shared.queue().clone(),
+    ))
+}
+
+fn submit_frame(
+    ctx: &GpuContext,
+    graph: &mut CompiledGraph,
+    target: &wgpu::Texture,
+) -> noisegraph::Result<()> {
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    graph.record(&mut encoder, target)?;
+    ctx.queue().submit(Some(encoder.finish()));
+    Ok(())
+}
+
+fn assert_close(gpu: &noisegraph::Field, cpu: &noisegraph::Field, label: &str) {
+    let diff = gpu.max_abs_diff(cpu);
+    assert!(
+        diff <= noisegraph::parity::PARITY_TOLERANCE,
+        "{label}: max |gpu - cpu| = {diff:e}"
+    );
+}
+
+#[test]
+fn recorded_graph_matches_the_cpu_path() {
+    let Some(shared) = common::gpu() else { return };
+    let graph = warped(5, 0.25, 3.0, 0.3);
+    let view = View::image(67, 45);
+    let mut compiled = CompiledGraph::new(&shared, &graph, None, view).expect("compile");
+    let target = compiled.create_target();
+    submit_frame(&shared, &mut compiled, &target).expect("record");
+    let gpu = compiled.read_target(&target).expect("readback");
+    assert_close(&gpu, &common::cpu_field(&graph, &view), "warped graph");
+}
+
+#[test]
+fn hundred_frames_of_new_parameters_create_no_pipeline() {
+    let Some(shared) = common::gpu() else { return };
+    let ctx = fresh_context(&shared);
+    let view = View::image(48, 40);
+    let mut compiled =
+        CompiledGraph::new(&ctx, &warped(1, 0.0, 4.0, 0.4), None, view).expect("compile");
+    let target = compiled.create_target();
+    submit_frame(&ctx, &mut compiled, &target).expect("first frame");
+    let after_first = ctx.pipeline_creations();
+    assert!(after_first > 0, "the first frame compiled pipelines");
+    let mut previous = compiled.read_target(&target).expect("readback");
+    let mut changed_frames = 0;
+    for frame in 1..=100u32 {
+        let t = frame as f64;
+        compiled.set_time(t * 0.01).expect("time");
+        compiled.set_seed(1 + frame / 10);
+        compiled
+            .set_node_param("base", NodeParam::Frequency(4.0 + t * 0.01))
+            .expect("frequency");
+        compiled
+            .set_node_param("terrain", NodeParam::Amplitude(0.4 - t * 0.001))
+            .expect("amplitude");
+        compiled
+            .set_origin([t * 0.003, -t * 0.002, 0.0])
+            .expect("origin");
+        submit_frame(&ctx, &mut compiled, &target).expect("frame");
+        if frame % 25 == 0 {
+            let field = compiled.read_target(&target).expect("readback");
+            changed_frames += usize::from(field.max_abs_diff(&previous) > 1e-3);
+            previous = field;
+        }
+    }
+    assert_eq!(
+        ctx.pipeline_creations(),
+        after_first,
+        "no pipeline may be created after the first frame"
+    );
+    assert_eq!(
+        changed_frames, 4,
+        "every sampled frame differs from the last"
+    );
+}
+
+#[test]
+fn per_frame_parameters_equal_a_graph_built_with_them() {
+    let Some(shared) = common::gpu() else { return };
+    let view = View::image(50, 37);
+    let mut compiled =
+        CompiledGraph::new(&shared, &warped(1, 0.1, 4.0, 0.4), None, view).expect("compile");
+    let target = compiled.create_target();
+    submit_frame(&shared, &mut compiled, &target).expect("first frame");
+    compiled.set_time(0.6).expect("time");
+    compiled.set_seed(99);
+    compiled
+        .set_node_param("base", NodeParam::Frequency(5.5))
+        .expect("frequency");
+    compiled
+        .set_node_param("terrain", NodeParam::Amplitude(0.15))
+        .expect("amplitude");
+    compiled
+        .set_node_param("fbm", NodeParam::Gain(0.6))
+        .expect("gain");
+    compiled.set_origin([3.0, -2.5, 0.0]).expect("origin");
+    submit_frame(&shared, &mut compiled, &target).expect("second frame");
+    let gpu = compiled.read_target(&target).expect("readback");
+
+    // The same numbers written into the graph: time adds to the 3D node's z.
+    let mut expected = warped(99, 0.1 + 0.6, 5.5, 0.15);
+    for node in &mut expected.nodes {
+        if let noisegraph::graph::NodeKind::Fractal(f) = &mut node.kind {
+            if node.id == "fbm" {
+                f.gain = 0.6;
+            }
+        }
+    }
+    let expected_view = view.with_origin([3.0, -2.5, 0.0]);
+    assert_close(
+        &gpu,
+        &common::cpu_field(&expected, &expected_view),
+        "updated parameters",
+    );
+}
+
+#[test]
+fn bad_targets_are_refused_before_recording() {
+    let Some(ctx) = common::gpu() else { return };
+    let view = View::image(32, 16);
+    let mut compiled =
+        CompiledGraph::new(&ctx, &warped(3, 0.0, 2.0, 0.2), None, view).expect("compile");
+    let make = |format, size: [u32; 3], usage, dimension| {
+        ctx.device().create_texture(&wgpu::TextureDescriptor {
+            label: Some("bad target"),
+            size: wgpu::Extent3d {
+                width: size[0],
+                height: size[1],
+                depth_or_array_layers: size[2],
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension,
+            format,
+            usage,
+            view_formats: &[],
+        })
+    };
+    let good_usage = CompiledGraph::TARGET_USAGE;
+    use wgpu::{TextureDimension as D, TextureFormat as F, TextureUsages as U};
+    let cases = [
+        (
+            make(F::Rgba8Unorm, [32, 16, 1], good_usage, D::D2),
+            "format is Rgba8Unorm, needs R32Float",
+        ),
+        (
+            make(F::R32Float, [16, 32, 1], good_usage, D::D2),
+            "size is 16x32x1, needs 32x16x1",
+        ),
+        (
+            make(
+                F::R32Float,
+                [32, 16, 1],
+                U::TEXTURE_BINDING | U::COPY_SRC,
+                D::D2,
+            ),
+            "lacks STORAGE_BINDING",
+        ),
+        (
+            make(F::R32Float, [32, 16, 1], good_usage, D::D3),
+            "dimension is D3, needs D2",
+        ),
+    ];
+    for (texture, expected) in cases {
+        let scope = ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        let err = compiled
+            .record(&mut encoder, &texture)
+            .expect_err("a bad target is refused");
+        assert!(matches!(err, Error::InvalidRequest(_)), "{err}");
+        assert!(
+            err.to_string().contains(expected),
+            "error '{err}' should say '{expected}'"
+        );
+        // Nothing was recorded: the encoder still finishes and submits cleanly.
+        ctx.queue().submit(Some(encoder.finish()));
+        assert!(
+            pollster::block_on(scope.pop()).is_none(),
+            "the refused record left a validation error"
+        );
+    }
+}
+
+#[test]
+fn bad_per_frame_parameters_name_node_and_field() {
+    let Some(ctx) = common::gpu() else { return };
+    let mut compiled = CompiledGraph::new(
+        &ctx,
+        &warped(3, 0.0, 2.0, 0.2),
+        Some("qx"),
+        View::image(8, 8),
+    )
+    .expect("compile");
+    let cases: [(&str, NodeParam, &str); 5] = [
+        (
+            "nope",
+            NodeParam::Frequency(2.0),
+            "node 'nope' is not in the graph",
+        ),
+        (
+            "base",
+            NodeParam::Frequency(0.0),
+            "node 'base', field 'frequency'",
+        ),
+        (
+            "base",
+            NodeParam::Amplitude(1.0),
+            "node 'base', field 'amplitude'",
+        ),
+        ("qx", NodeParam::Z(1.0), "node 'qx', field 'z'"),
+        (
+            "terrain",
+            NodeParam::Amplitude(1.0),
+            "not evaluated by the compiled output 'qx'",
+        ),
+    ];
+    for (node, param, expected) in cases {
+        let err = compiled.set_node_param(node, param).expect_err("refused");
+        assert!(
+            err.to_string().contains(expected),
+            "error '{err}' should say '{expected}'"
+        );
+    }
+    assert!(compiled.set_time(f64::NAN).is_err());
+    assert!(compiled.set_origin([0.0, f64::INFINITY, 0.0]).is_err());
+}
+
+/// A device on the same adapter with some limits lowered, as a renderer might have.
+fn limited_context(adjust: impl FnOnce(&mut wgpu::Limits)) -> Option<Arc<GpuContext>> {
+    common::gpu()?;
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).ok()?;
+    let mut limits = adapter.limits();
+    adjust(&mut limits);
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("limited"),
+        required_limits: limits,
+        ..Default::default()
+    }))
+    .expect("a device with lower limits");
+    Some(Arc::new(GpuContext::from_device(device, queue)))
+}
+
+#[test]
+fn short_device_limits_are_named() {
+    let Some(ctx) = limited_context(|l| {
+        l.max_texture_dimension_2d = 64;
+        l.max_sampled_textures_per_shader_stage = 1;
+    }) else {
+        return;
+    };
+    let graph = warped(3, 0.0, 2.0, 0.2);
+    let err = CompiledGraph::new(&ctx, &graph, None, View::image(128, 8))
+        .err()
+        .expect("too wide for the device");
+    assert!(matches!(err, Error::Limit(_)), "{err}");
+    assert!(
+        err.to_string().contains("max_texture_dimension_2d"),
+        "{err}"
+    );
+
+    let err = CompiledGraph::new(&ctx, &graph, None, View::image(16, 8))
+        .err()
+        .expect("the warp reads three fields");
+    assert!(
+        err.to_string()
+            .contains("max_sampled_textures_per_shader_stage = 1 (needs 3)"),
+        "{err}"
+    );
+    // What fits, runs: a single displacement-free node on the same device.
+    let plain = common::single_node(3, json!({ "type": "perlin", "frequency": 3 }));
+    let view = View::image(16, 8);
+    let mut compiled = CompiledGraph::new(&ctx, &plain, None, view).expect("fits");
+    let target = compiled.create_target();
+    submit_frame(&ctx, &mut compiled, &target).expect("record");
+    assert_close(
+        &compiled.read_target(&target).expect("readback"),
+        &common::cpu_field(&plain, &view),
+        "limited device",
+    );
+}
+
+#[test]
+fn two_graphs_run_on_one_device_from_two_threads() {
+    let Some(ctx) = common::gpu() else { return };
+    let graphs = [
+        warped(11, 0.3, 3.0, 0.25),
+        common::single_node(
+            42,
+            json!({ "type": "simplex", "dims": 3, "frequency": 6, "z": 0.5 }),
+        ),
+    ];
+    let view = View::image(61, 29);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = graphs
+            .iter()
+            .map(|graph| {
+                let ctx = ctx.clone();
+                scope.spawn(move || {
+                    let mut compiled =
+                        CompiledGraph::new(&ctx, graph, None, view).expect("compile");
+                    let target = compiled.create_target();
+                    for frame in 0..5 {
+                        compiled.set_time(frame as f64 * 0.1).expect("time");
+                        submit_frame(&ctx, &mut compiled, &target).expect("frame");
+                    }
+                    let gpu = compiled.read_target(&target).expect("readback");
+                    (gpu, compiled.time())
+                })
+            })
+            .collect();
+        for (graph, handle) in graphs.iter().zip(handles) {
+            let (gpu, time) = handle.join().expect("thread");
+            let mut expected = graph.clone();
+            for node in &mut expected.nodes {
+                if let noisegraph::graph::NodeKind::Family(f) = &mut node.kind {
+                    f.z += time;
+                }
+            }
+            assert_close(&gpu, &common::cpu_field(&expected, &view), &graph.output);
+        }
+    });
+}
+
+#[test]
+fn volume_targets_record_too() {
+    let Some(ctx) = common::gpu() else { return };
+    let graph = common::single_node(8, json!({ "type": "perlin", "dims": 3, "frequency": 3 }));
+    let view = View::volume(17, 9, 5);
+    let mut compiled = CompiledGraph::new(&ctx, &graph, None, view).expect("compile");
+    let target = compiled.create_target();
+    assert_eq!(target.dimension(), wgpu::TextureDimension::D3);
+    submit_frame(&ctx, &mut compiled, &target).expect("record");
+    assert_close(
+        &compiled.read_target(&target).expect("readback"),
+        &common::cpu_field(&graph, &view),
+        "volume",
+    );
+}
+
+#[test]
+fn split_octaves_ping_pong_through_the_callers_target() {
+    let Some(ctx) = common::gpu() else { return };
+    let graph = NoiseGraph::from_value(&json!({
+        "seed": 4, "output": "fbm",
+        "nodes": [
+            { "id": "base", "type": "perlin", "dims": 3, "frequency": 2, "z": 0.2 },
+            { "id": "fbm", "type": "ridged", "source": "base", "octaves": 5 }
+        ]
+    }))
+    .expect("valid");
+    let view = View::image(23, 19);
+    // One octave per pass: five passes, the target read back as the partial sum.
+    let options = noisegraph::RunOptions {
+        octave_budget: view.pixel_count(),
+        poison: false,
+    };
+    let mut compiled =
+        CompiledGraph::with_options(&ctx, &graph, None, view, &options).expect("compile");
+    assert!(compiled
+        .required_target_usage()
+        .contains(wgpu::TextureUsages::TEXTURE_BINDING));
+    let storage_only = ctx.device().create_texture(&wgpu::TextureDescriptor {
+        usage: wgpu::TextureUsages::STORAGE_BINDING,
+        ..compiled.target_descriptor()
+    });
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    let err = compiled
+        .record(&mut encoder, &storage_only)
+        .expect_err("split octaves read the target back");
+    assert!(err.to_string().contains("lacks TEXTURE_BINDING"), "{err}");
+    drop(encoder);
+    let target = compiled.create_target();
+    submit_frame(&ctx, &mut compiled, &target).expect("record");
+    assert_close(
+        &compiled.read_target(&target).expect("readback"),
+        &common::cpu_field(&graph, &view),
+        "split octaves",
+    );
+}

@@ -1,0 +1,63 @@
+//! The other examples run: the headless bake writes its PNG, and the animation writes one
+//! PNG per frame, each the graph sliced at its time.
+
+mod common;
+
+#[allow(dead_code)]
+#[path = "../examples/headless_bake.rs"]
+mod headless_bake;
+
+#[allow(dead_code)]
+#[path = "../examples/animate.rs"]
+mod animate;
+
+use std::path::PathBuf;
+
+fn out_dir(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
+}
+
+#[test]
+fn headless_bake_writes_a_png() {
+    let dir = out_dir("headless_bake");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let out = dir.join("bake.png");
+    headless_bake::bake(&out).expect("bake");
+    let png = image::open(&out).expect("a PNG").to_luma8();
+    assert_eq!(png.dimensions(), (512, 512));
+    let (lo, hi) = png
+        .pixels()
+        .fold((255u8, 0u8), |(lo, hi), p| (lo.min(p.0[0]), hi.max(p.0[0])));
+    assert!(
+        hi - lo > 100,
+        "the bake shows noise, not a flat image ({lo}..{hi})"
+    );
+}
+
+#[test]
+fn animate_writes_every_frame_at_its_time() {
+    let Some(ctx) = common::gpu() else { return };
+    let dir = out_dir("animate");
+    let frames = animate::animate(&ctx, &dir, 4, [40, 33], 0.1).expect("animate");
+    assert_eq!(frames.len(), 4);
+    for (i, (path, field)) in frames.iter().enumerate() {
+        let png = image::open(path).expect("a PNG");
+        assert_eq!((png.width(), png.height()), (40, 33));
+        let mut expected = animate::graph();
+        for node in &mut expected.nodes {
+            if let noisegraph::graph::NodeKind::Family(f) = &mut node.kind {
+                f.z += animate::frame_time(i as u32, 0.1);
+            }
+        }
+        let cpu = common::cpu_field(&expected, &noisegraph::View::image(40, 33));
+        assert!(
+            field.max_abs_diff(&cpu) <= noisegraph::parity::PARITY_TOLERANCE,
+            "frame {i}: max diff {:e}",
+            field.max_abs_diff(&cpu)
+        );
+    }
+    assert!(
+        frames[0].1.max_abs_diff(&frames[3].1) > 1e-2,
+        "time moves the field"
+    );
+}
