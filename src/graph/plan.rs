@@ -303,7 +303,7 @@ impl GenerateStage {
             }
             let p: [f64; 4] =
                 std::array::from_fn(|a| base[a] * freq[a] + OCTAVE_SHIFT[a] * k as f64);
-            let (cell, local) = self.family.split_origin(dims, p, period);
+            let (cell, local) = self.family.split_origin_with(dims, &src.params, p, period);
             let mut step = [0f32; 4];
             let mut warp = [0f32; 4];
             let full_size = view.full_size();
