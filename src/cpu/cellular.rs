@@ -85,7 +85,7 @@ pub fn cellular_2d(
     metric: u32,
     jitter: f32,
 ) -> f32 {
-    let fl = local.map(f32::floor);
+    let fl = local.map(super::floor);
     let i = [
         cell[0].wrapping_add(fl[0] as i32),
         cell[1].wrapping_add(fl[1] as i32),
@@ -126,7 +126,7 @@ pub fn cellular_3d(
     metric: u32,
     jitter: f32,
 ) -> f32 {
-    let fl = local.map(f32::floor);
+    let fl = local.map(super::floor);
     let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
     let sh = seed_hash(seed);

@@ -102,7 +102,7 @@ pub fn opensimplex2_2d(
 ) -> f32 {
     let s = (local[0] + local[1]) * OS2_SKEW_2D;
     let xs = [local[0] + s, local[1] + s];
-    let fl = xs.map(f32::floor);
+    let fl = xs.map(super::floor);
     let si = [xs[0] - fl[0], xs[1] - fl[1]];
     let t = (si[0] + si[1]) * OS2_UNSKEW_2D;
     let d0 = [si[0] + t, si[1] + t];
@@ -179,7 +179,7 @@ pub fn opensimplex2_3d(
         let shift = 0.5 * copy as f32;
         let q = [r[0] - shift, r[1] - shift, r[2] - shift];
         if variant == OS2_FAST {
-            let n = q.map(|v| (v + 0.5).floor());
+            let n = q.map(|v| super::floor(v + 0.5));
             let d = [q[0] - n[0], q[1] - n[1], q[2] - n[2]];
             let ni = n.map(|v| v as i32);
             value += os2_vertex_3d(aux, cell, ni, copy, d, 0.6, sh);
@@ -200,7 +200,7 @@ pub fn opensimplex2_3d(
             value += os2_vertex_3d(aux, cell, n2, copy, d2, 0.6, sh);
         } else {
             // r = sqrt(3/4) < 1, so only the two integers around q on each axis can be in range.
-            let b = q.map(f32::floor);
+            let b = q.map(super::floor);
             let bi = b.map(|v| v as i32);
             for corner in 0..8 {
                 let v = [corner & 1, (corner >> 1) & 1, (corner >> 2) & 1];
@@ -261,7 +261,7 @@ pub fn opensimplex2_4d(
     aux: &[f32],
 ) -> f32 {
     let s = os2_skew_4d(local, variant);
-    let fl = s.map(f32::floor);
+    let fl = s.map(super::floor);
     let si = [s[0] - fl[0], s[1] - fl[1], s[2] - fl[2], s[3] - fl[3]];
     let base = [0, 1, 2, 3].map(|k| cell[k].wrapping_add(fl[k] as i32));
     let sh = seed_hash(seed);
@@ -307,7 +307,7 @@ pub fn opensimplex2_4d(
         return OS2_SCALE_4D_FAST * value;
     }
     // Smooth: the candidates listed for this 1/4-sized sub-cube of the skewed cell.
-    let q = si.map(|v| ((v * 4.0).floor() as u32).min(3));
+    let q = si.map(|v| (super::floor(v * 4.0) as u32).min(3));
     let entry = (OS2_LOOKUP_4D + 2 * (q[0] + 4 * q[1] + 16 * q[2] + 64 * q[3])) as usize;
     let first = aux[entry] as u32;
     let count = aux[entry + 1] as u32;
