@@ -22,7 +22,7 @@ pub mod wavelet;
 /// finite f32 (values of magnitude 2^23 and above are already integers).
 #[inline(always)]
 pub fn floor(x: f32) -> f32 {
-    if !(x.abs() < 8_388_608.0) {
+    if x.is_nan() || x.abs() >= 8_388_608.0 {
         return x;
     }
     let t = x as i32 as f32;
