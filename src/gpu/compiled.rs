@@ -9,7 +9,7 @@ use super::target::check_texture;
 use super::{GpuContext, RunOptions};
 use crate::error::{Error, Result};
 use crate::field::Field;
-use crate::graph::{NodeKind, NoiseGraph, Plan, Stage, StageKind, View};
+use crate::graph::{NodeKind, NoiseGraph, Plan, PlanOptions, Stage, StageKind, View};
 
 /// A per-node number that a frame may change without recompiling (see
 /// [`CompiledGraph::set_node_param`]). Each applies to one kind of node.
@@ -195,7 +195,9 @@ impl CompiledGraph {
         view: View,
         options: &RunOptions,
     ) -> Result<Self> {
-        let plan = Plan::new(graph, node)?;
+        // Unfused: per-frame setters address nodes by the stage that evaluates them, and a
+        // fused displacement chain has no stage of its own.
+        let plan = Plan::with_options(graph, node, PlanOptions { fuse: false })?;
         if plan.target + 1 != plan.stages.len() {
             return Err(Error::InvalidRequest(format!(
                 "internal: the target stage '{}' is not the last of the plan",
@@ -229,7 +231,7 @@ impl CompiledGraph {
         let uniforms = compiled.all_uniforms();
         for (i, stage) in compiled.plan.stages.iter().enumerate() {
             let prepared = &compiled.prepared[i];
-            let buffers = ctx.create_stage_buffers(stage, prepared, &uniforms[i], &view);
+            let buffers = ctx.create_stage_buffers(stage, prepared, &uniforms[i], &[], &view);
             if i != compiled.plan.target {
                 let out = ctx.create_field_texture(&view, &stage.node);
                 let groups = ctx.bind_stage(stage, prepared, &buffers, &out, &compiled.fields);
@@ -500,6 +502,7 @@ impl CompiledGraph {
                         stage,
                         &self.prepared[i],
                         &uniforms,
+                        &[],
                         &self.view,
                     );
                     if i == self.plan.target {
