@@ -245,3 +245,66 @@ fn a_2d_displacement_in_a_volume_is_named() {
     let e = run_cpu(&plan, &View::volume(4, 4, 4), &RunOptions::default()).unwrap_err();
     assert!(e.to_string().contains("'flat'"), "{e}");
 }
+
+#[test]
+fn compiled_graphs_update_inline_chains_per_frame() {
+    use noisegraph::{CompiledGraph, NodeParam};
+    let Some(ctx) = gpu() else { return };
+    let view = View::image(57, 41);
+    let mut compiled = CompiledGraph::new(&ctx, &warp_3d(4), None, view).expect("compile");
+    assert_eq!(
+        inline_count(compiled.plan()),
+        3,
+        "the compiled plan is fused"
+    );
+    let target = compiled.create_target();
+    // dx, dy and dz exist only inline: their numbers must reach the inline uniforms.
+    compiled.set_time(0.6).unwrap();
+    compiled.set_seed(11);
+    compiled
+        .set_node_param("dx", NodeParam::SeedOffset(77))
+        .unwrap();
+    compiled.set_node_param("dy", NodeParam::Gain(0.7)).unwrap();
+    compiled
+        .set_node_param("dz", NodeParam::Frequency(2.5))
+        .unwrap();
+    compiled.set_node_param("s", NodeParam::Z(0.3)).unwrap();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    compiled.record(&mut encoder, &target).unwrap();
+    ctx.queue().submit(Some(encoder.finish()));
+    let frame = compiled.read_target(&target).unwrap();
+
+    let mut expected = warp_3d(11).to_json();
+    for node in expected["nodes"].as_array_mut().unwrap() {
+        match node["id"].as_str().unwrap() {
+            "p" => node["z"] = json!(0.25 + 0.6),
+            "s" => node["z"] = json!(0.3 + 0.6),
+            "dx" => node["seed_offset"] = json!(77),
+            "dy" => node["gain"] = json!(0.7),
+            "dz" => {
+                node["frequency"] = json!(2.5);
+                node["z"] = json!(0.6);
+            }
+            _ => {}
+        }
+    }
+    let expected = graph(expected);
+    let cpu = run_cpu(
+        &Plan::with_options(&expected, None, UNFUSED).unwrap(),
+        &view,
+        &RunOptions::default(),
+    )
+    .unwrap();
+    let diff = frame.max_abs_diff(&cpu);
+    assert!(diff <= PARITY_TOLERANCE, "max diff {diff:e}");
+    let untouched = run_cpu(
+        &Plan::new(&warp_3d(11), None).unwrap(),
+        &view,
+        &RunOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        frame.max_abs_diff(&untouched) > 1e-3,
+        "the parameters moved the output"
+    );
+}
