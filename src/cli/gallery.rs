@@ -49,6 +49,48 @@ pub fn panels() -> Vec<Panel> {
             nodes: vec![family_node("out", f.name())],
         })
         .collect();
+    // Variants a family's default panel does not show.
+    let variant = |label: &str, name: &str, extra: Value| {
+        let mut node = family_node("out", name);
+        if let (Some(n), Some(e)) = (node.as_object_mut(), extra.as_object()) {
+            n.extend(e.clone());
+        }
+        Panel {
+            label: label.to_string(),
+            nodes: vec![node],
+        }
+    };
+    if family::lookup("opensimplex2").is_some() {
+        out.push(variant(
+            "os2 smooth",
+            "opensimplex2",
+            json!({ "variant": "smooth" }),
+        ));
+    }
+    if family::lookup("cellular").is_some() {
+        for ret in ["f2", "f2_minus_f1", "cell_value"] {
+            out.push(variant(
+                &format!("cell {ret}"),
+                "cellular",
+                json!({ "return": ret }),
+            ));
+        }
+        for metric in ["euclidean_squared", "manhattan", "chebyshev"] {
+            let short = metric.replace("euclidean_squared", "euclid^2");
+            out.push(variant(
+                &format!("cell {short}"),
+                "cellular",
+                json!({ "metric": metric }),
+            ));
+        }
+    }
+    if family::lookup("perlin").is_some() {
+        out.push(variant(
+            "perlin 1985",
+            "perlin",
+            json!({ "fade": "cubic", "gradients": "random" }),
+        ));
+    }
     let base = || family_node("base", "perlin");
     for kind in ["fbm", "ridged", "billow"] {
         out.push(Panel {

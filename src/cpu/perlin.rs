@@ -58,7 +58,7 @@ pub fn perlin_2d(
     fade_kind: u32,
     gradients: u32,
 ) -> f32 {
-    let fl = local.map(f32::floor);
+    let fl = local.map(super::floor);
     let i = [0, 1].map(|k| cell[k].wrapping_add(fl[k] as i32));
     let f = [local[0] - fl[0], local[1] - fl[1]];
     let sh = seed_hash(seed);
@@ -107,7 +107,7 @@ pub fn perlin_3d(
     fade_kind: u32,
     gradients: u32,
 ) -> f32 {
-    let fl = local.map(f32::floor);
+    let fl = local.map(super::floor);
     let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
     let sh = seed_hash(seed);

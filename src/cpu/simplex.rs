@@ -1,11 +1,11 @@
-//! Simplex noise in 2D and 3D. Twin of `shaders/simplex.wgsl`.
+//! Simplex noise in 2D, 3D and 4D. Twin of `shaders/simplex.wgsl`.
 //!
 //! The scales are the exact maxima of the corner sum over a cell for the unit gradient sets
 //! used here (each corner's gradient chosen to align with its offset as closely as the set
 //! allows), found by a dense search over the cell, so the output range is [-1, 1].
-//! `simplex_scale_search` in the tests recomputes them.
+//! tests/lattice_scales.rs recomputes the 4D one (32 unit edge gradients, r^2 = 0.6).
 
-use super::hash::{hash_2d, hash_3d, seed_hash};
+use super::hash::{hash_2d, hash_3d, hash_4d, seed_hash};
 use super::perlin::{perlin_grad_2d, perlin_grad_3d, GRADIENTS_IMPROVED};
 
 pub const SIMPLEX_F2: f32 = 0.366_025_42;
@@ -14,6 +14,10 @@ pub const SIMPLEX_SCALE_2D: f32 = 100.039;
 pub const SIMPLEX_F3: f32 = 1.0 / 3.0;
 pub const SIMPLEX_G3: f32 = 1.0 / 6.0;
 pub const SIMPLEX_SCALE_3D: f32 = 46.2385;
+pub const SIMPLEX_F4: f32 = 0.309_017;
+pub const SIMPLEX_G4: f32 = 0.138_196_6;
+pub const SIMPLEX_SCALE_4D: f32 = 47.156_27;
+const INV_SQRT3: f32 = 0.577_350_26;
 
 #[inline(always)]
 fn simplex_corner_2d(d: [f32; 2], h: u32) -> f32 {
@@ -24,7 +28,7 @@ fn simplex_corner_2d(d: [f32; 2], h: u32) -> f32 {
 
 pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed: u32) -> f32 {
     let s = (local[0] + local[1]) * SIMPLEX_F2;
-    let fl = [(local[0] + s).floor(), (local[1] + s).floor()];
+    let fl = [super::floor(local[0] + s), super::floor(local[1] + s)];
     let t = (fl[0] + fl[1]) * SIMPLEX_G2;
     let d0 = [local[0] - (fl[0] - t), local[1] - (fl[1] - t)];
     let o = if d0[0] > d0[1] { [1, 0] } else { [0, 1] };
@@ -60,7 +64,7 @@ fn simplex_corner_3d(d: [f32; 3], h: u32) -> f32 {
 
 pub fn simplex_3d(cell: [i32; 3], local: [f32; 3], seed: u32) -> f32 {
     let s = (local[0] + local[1] + local[2]) * SIMPLEX_F3;
-    let fl = local.map(|v| (v + s).floor());
+    let fl = local.map(|v| super::floor(v + s));
     let t = (fl[0] + fl[1] + fl[2]) * SIMPLEX_G3;
     let d0 = [0, 1, 2].map(|k| local[k] - (fl[k] - t));
     let ge_xy = d0[0] >= d0[1];
@@ -88,4 +92,61 @@ pub fn simplex_3d(cell: [i32; 3], local: [f32; 3], seed: u32) -> f32 {
     let n2 = simplex_corner_3d(d2, at(o2));
     let n3 = simplex_corner_3d(d3, at([1, 1, 1]));
     SIMPLEX_SCALE_3D * (n0 + n1 + n2 + n3)
+}
+
+/// One of the 32 edge gradients of the 4D hypercube, (0, +-1, +-1, +-1) and its permutations,
+/// scaled to unit length: bits 3-4 pick the zero axis, bits 0-2 the signs of the others.
+#[inline(always)]
+pub fn simplex_grad_4d(h: u32, d: [f32; 4]) -> f32 {
+    let zero_axis = (h >> 3) & 3;
+    let a = if zero_axis == 0 { d[1] } else { d[0] };
+    let b = if zero_axis <= 1 { d[2] } else { d[1] };
+    let c = if zero_axis <= 2 { d[3] } else { d[2] };
+    let sa = if (h & 1) != 0 { -a } else { a };
+    let sb = if (h & 2) != 0 { -b } else { b };
+    let sc = if (h & 4) != 0 { -c } else { c };
+    (sa + sb + sc) * INV_SQRT3
+}
+
+#[inline(always)]
+fn simplex_corner_4d(d: [f32; 4], h: u32) -> f32 {
+    let t = (0.6 - ((d[0] * d[0] + d[1] * d[1]) + (d[2] * d[2] + d[3] * d[3]))).max(0.0);
+    let t2 = t * t;
+    t2 * t2 * simplex_grad_4d(h, d)
+}
+
+pub fn simplex_4d(cell: [i32; 4], local: [f32; 4], seed: u32) -> f32 {
+    let s = ((local[0] + local[1]) + (local[2] + local[3])) * SIMPLEX_F4;
+    let fl = local.map(|v| (v + s).floor());
+    let t = ((fl[0] + fl[1]) + (fl[2] + fl[3])) * SIMPLEX_G4;
+    let d0 = [0, 1, 2, 3].map(|k| local[k] - (fl[k] - t));
+    // Rank each component among the four (ties to the lower axis): the simplex steps along
+    // the axes in decreasing order of d0.
+    let mut rank = [0u32; 4];
+    for a in 0..4 {
+        for b in (a + 1)..4 {
+            if d0[a] >= d0[b] {
+                rank[a] += 1;
+            } else {
+                rank[b] += 1;
+            }
+        }
+    }
+    let o1 = rank.map(|r| (r >= 3) as i32);
+    let o2 = rank.map(|r| (r >= 2) as i32);
+    let o3 = rank.map(|r| (r >= 1) as i32);
+    let d1 = [0, 1, 2, 3].map(|k| d0[k] - o1[k] as f32 + SIMPLEX_G4);
+    let d2 = [0, 1, 2, 3].map(|k| d0[k] - o2[k] as f32 + 2.0 * SIMPLEX_G4);
+    let d3 = [0, 1, 2, 3].map(|k| d0[k] - o3[k] as f32 + 3.0 * SIMPLEX_G4);
+    let c4 = 1.0 - 4.0 * SIMPLEX_G4;
+    let d4 = d0.map(|v| v - c4);
+    let i = [0, 1, 2, 3].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let sh = seed_hash(seed);
+    let at = |o: [i32; 4]| hash_4d([0, 1, 2, 3].map(|k| i[k].wrapping_add(o[k])), sh);
+    let n0 = simplex_corner_4d(d0, at([0, 0, 0, 0]));
+    let n1 = simplex_corner_4d(d1, at(o1));
+    let n2 = simplex_corner_4d(d2, at(o2));
+    let n3 = simplex_corner_4d(d3, at(o3));
+    let n4 = simplex_corner_4d(d4, at([1, 1, 1, 1]));
+    SIMPLEX_SCALE_4D * ((n0 + n1) + (n2 + n3) + n4)
 }

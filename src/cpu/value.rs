@@ -18,7 +18,7 @@ pub fn value_2d(
     period: [i32; 2],
     fade_kind: u32,
 ) -> f32 {
-    let fl = [local[0].floor(), local[1].floor()];
+    let fl = local.map(super::floor);
     let i = [
         cell[0].wrapping_add(fl[0] as i32),
         cell[1].wrapping_add(fl[1] as i32),
@@ -53,7 +53,7 @@ pub fn value_3d(
     period: [i32; 3],
     fade_kind: u32,
 ) -> f32 {
-    let fl = local.map(f32::floor);
+    let fl = local.map(super::floor);
     let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
     let sh = seed_hash(seed);

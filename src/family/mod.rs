@@ -9,7 +9,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+mod cellular;
 mod gabor;
+mod opensimplex2;
 mod perlin;
 mod phasor;
 mod simplex;
@@ -154,6 +156,17 @@ pub trait Family: Send + Sync {
     fn split_origin(&self, dims: u32, p: [f64; 4], period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
         split_cubic(dims, p, period)
     }
+    /// [`Family::split_origin`] for a family whose lattice depends on a parameter (the
+    /// OpenSimplex2 variants use different 4D lattices); the plan calls this one.
+    fn split_origin_with(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        p: [f64; 4],
+        period: [i32; 4],
+    ) -> ([i32; 4], [f32; 4]) {
+        self.split_origin(dims, p, period)
+    }
     /// The fraction of pixels allowed over the parity tolerance: 0 for a continuous field,
     /// a small documented fraction where the output has discontinuities (a square or sawtooth
     /// profile, cellular ties), at most 0.001.
@@ -215,6 +228,8 @@ pub fn registry() -> &'static [&'static dyn Family] {
         &value::Value,
         &perlin::Perlin,
         &simplex::Simplex,
+        &opensimplex2::OpenSimplex2,
+        &cellular::Cellular,
         &gabor::Gabor,
         &phasor::Phasor,
         &wave::Wave,

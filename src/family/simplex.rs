@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use super::{split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, Sampler};
-use crate::cpu::simplex::{simplex_2d, simplex_3d};
+use crate::cpu::simplex::{simplex_2d, simplex_3d, simplex_4d};
 
 pub struct Simplex;
 
@@ -17,10 +17,10 @@ impl Family for Simplex {
         "simplex"
     }
     fn summary(&self) -> &'static str {
-        "simplex gradient noise (Perlin 2001): d+1 corners with radial falloff; range [-1, 1]"
+        "simplex gradient noise (Perlin 2001) in 2D, 3D, 4D: d+1 corners with radial falloff; range [-1, 1]"
     }
     fn dims(&self) -> &'static [u32] {
-        &[2, 3]
+        &[2, 3, 4]
     }
     fn range(&self, _dims: u32, _params: &FamilyParams) -> (f32, f32) {
         (-1.0, 1.0)
@@ -31,7 +31,8 @@ impl Family for Simplex {
     fn wgsl_call(&self, dims: u32, _params: &FamilyParams) -> String {
         match dims {
             2 => "simplex_2d(cell.xy, local.xy, seed)".into(),
-            _ => "simplex_3d(cell.xyz, local.xyz, seed)".into(),
+            3 => "simplex_3d(cell.xyz, local.xyz, seed)".into(),
+            _ => "simplex_4d(cell, local, seed)".into(),
         }
     }
     fn cpu_sampler(
@@ -43,7 +44,8 @@ impl Family for Simplex {
     ) -> Sampler {
         match dims {
             2 => Box::new(|s| simplex_2d(xy(s.cell), xy(s.local), s.seed)),
-            _ => Box::new(|s| simplex_3d(xyz(s.cell), xyz(s.local), s.seed)),
+            3 => Box::new(|s| simplex_3d(xyz(s.cell), xyz(s.local), s.seed)),
+            _ => Box::new(|s| simplex_4d(s.cell, s.local, s.seed)),
         }
     }
     fn split_origin(&self, dims: u32, p: [f64; 4], _period: [i32; 4]) -> ([i32; 4], [f32; 4]) {

@@ -252,6 +252,17 @@ pub struct Plan {
     pub options: PlanOptions,
 }
 
+/// Octave k is shifted by k times this vector, in its own lattice cells, so the lattices of
+/// successive octaves never line up: with lacunarity 2 and no shift every octave has a lattice
+/// point at the origin and along the same lines, which shows as a grid in ridged noise.
+/// Components are fractional parts of irrational numbers (golden ratio, sqrt 2, sqrt 3, sqrt 5).
+pub const OCTAVE_SHIFT: [f64; 4] = [
+    0.618_033_988_75,
+    0.414_213_562_37,
+    0.732_050_807_57,
+    0.236_067_977_5,
+];
+
 /// Octave passes of a generate stage: (first octave, count). Octaves are split across
 /// passes when octaves x pixels exceed `budget`, so no single dispatch runs long enough to
 /// trip a GPU watchdog; each pass adds to the partial sum of the previous one.
@@ -340,8 +351,9 @@ impl GenerateStage {
                     period[a] = (p[a] as f64 * scale).round().min(i32::MAX as f64) as i32;
                 }
             }
-            let p: [f64; 4] = std::array::from_fn(|a| base[a] * freq[a]);
-            let (cell, local) = self.family.split_origin(dims, p, period);
+            let p: [f64; 4] =
+                std::array::from_fn(|a| base[a] * freq[a] + OCTAVE_SHIFT[a] * k as f64);
+            let (cell, local) = self.family.split_origin_with(dims, &src.params, p, period);
             let mut step = [0f32; 4];
             let mut warp = [0f32; 4];
             let full_size = view.full_size();

@@ -1,0 +1,456 @@
+//! Properties of the lattice families on the CPU reference path: cellular distance
+//! ordering, tileable output, output ranges over a million samples, the smooth OpenSimplex2
+//! candidate sets, and errors for bad parameters.
+
+mod common;
+use common::*;
+use noisegraph::cpu::cellular::{
+    cellular_2d, cellular_3d, cellular_feature_2d, cellular_feature_3d,
+};
+use noisegraph::cpu::hash::seed_hash;
+use noisegraph::{NoiseGraph, View};
+use serde_json::json;
+
+fn bake(node: serde_json::Value, view: &View) -> Vec<f32> {
+    cpu_field(&single_node(21, node), view).data
+}
+
+fn cellular(dims: u32, ret: &str, metric: &str, jitter: f64) -> Vec<f32> {
+    let view = if dims == 2 {
+        View::image(160, 120)
+    } else {
+        View::volume(40, 30, 12)
+    };
+    bake(
+        json!({"type": "cellular", "dims": dims, "return": ret, "metric": metric,
+               "jitter": jitter, "frequency": 9.3, "offset": [0.3, -1.7, 0.9]}),
+        &view,
+    )
+}
+
+const METRICS: [&str; 4] = ["euclidean", "euclidean_squared", "manhattan", "chebyshev"];
+
+#[test]
+fn cellular_f1_le_f2_and_difference_is_pointwise() {
+    for dims in [2, 3] {
+        for metric in METRICS {
+            let f1 = cellular(dims, "f1", metric, 1.0);
+            let f2 = cellular(dims, "f2", metric, 1.0);
+            let diff = cellular(dims, "f2_minus_f1", metric, 1.0);
+            for i in 0..f1.len() {
+                assert!(f1[i] >= 0.0, "{dims}D {metric}: F1 = {} < 0", f1[i]);
+                assert!(
+                    f1[i] <= f2[i],
+                    "{dims}D {metric}: F1 {} > F2 {}",
+                    f1[i],
+                    f2[i]
+                );
+                assert!(
+                    (diff[i] - (f2[i] - f1[i])).abs() <= 1e-6,
+                    "{dims}D {metric}: f2_minus_f1 {} != {} - {}",
+                    diff[i],
+                    f2[i],
+                    f1[i]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn cellular_metrics_are_ordered() {
+    for dims in [2, 3] {
+        for jitter in [1.0, 0.4] {
+            let man = cellular(dims, "f1", "manhattan", jitter);
+            let euc = cellular(dims, "f1", "euclidean", jitter);
+            let che = cellular(dims, "f1", "chebyshev", jitter);
+            for i in 0..man.len() {
+                assert!(
+                    man[i] >= euc[i] - 1e-6 && euc[i] >= che[i] - 1e-6,
+                    "{dims}D jitter {jitter} pixel {i}: manhattan {} euclidean {} chebyshev {}",
+                    man[i],
+                    euc[i],
+                    che[i]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn cellular_is_zero_at_feature_points() {
+    for seed in [0u32, 77, 4_000_000_007] {
+        let sh = seed_hash(seed);
+        for c in [[0, 0], [5, -3], [-1_000_000, 123_456]] {
+            let (p, _) = cellular_feature_2d(c, sh, 0.9);
+            for metric in 0..4 {
+                let f1 = cellular_2d(c, p, seed, [0, 0], 0, metric, 0.9);
+                assert_eq!(f1, 0.0, "2D cell {c:?} metric {metric}");
+            }
+        }
+        for c in [[0, 0, 0], [5, -3, 9], [-1_000_000, 123_456, 7]] {
+            let (p, _) = cellular_feature_3d(c, sh, 1.0);
+            for metric in 0..4 {
+                let f1 = cellular_3d(c, p, seed, [0, 0, 0], 0, metric, 1.0);
+                assert_eq!(f1, 0.0, "3D cell {c:?} metric {metric}");
+            }
+        }
+    }
+}
+
+/// F1 and F2 by brute force over a 9^d neighbourhood (far more than any point can need).
+fn brute_force(dims: usize, local: [f32; 3], seed: u32, metric: u32) -> (f32, f32) {
+    let sh = seed_hash(seed);
+    let fl = local.map(f32::floor);
+    let f = [local[0] - fl[0], local[1] - fl[1], local[2] - fl[2]];
+    let reach = 4;
+    let mut d = Vec::new();
+    let zr = if dims == 3 { reach } else { 0 };
+    for dz in -zr..=zr {
+        for dy in -reach..=reach {
+            for dx in -reach..=reach {
+                let c = [fl[0] as i32 + dx, fl[1] as i32 + dy, fl[2] as i32 + dz];
+                let off: Vec<f32> = if dims == 2 {
+                    let (p, _) = cellular_feature_2d([c[0], c[1]], sh, 1.0);
+                    vec![dx as f32 + p[0] - f[0], dy as f32 + p[1] - f[1], 0.0]
+                } else {
+                    let (p, _) = cellular_feature_3d(c, sh, 1.0);
+                    vec![
+                        dx as f32 + p[0] - f[0],
+                        dy as f32 + p[1] - f[1],
+                        dz as f32 + p[2] - f[2],
+                    ]
+                };
+                d.push(noisegraph::cpu::cellular::cellular_distance(
+                    [off[0], off[1], off[2]],
+                    metric,
+                ));
+            }
+        }
+    }
+    d.sort_by(f32::total_cmp);
+    (d[0], d[1])
+}
+
+#[test]
+fn cellular_neighbourhood_is_wide_enough_at_full_jitter() {
+    let mut state = 0x2545F491u32;
+    let mut next = || {
+        state = noisegraph::cpu::hash::pcg(state);
+        noisegraph::cpu::hash::hash_to_unit(state) * 40.0 - 20.0
+    };
+    for metric in 0..4 {
+        for _ in 0..3000 {
+            let local = [next(), next(), next()];
+            let seed = 3;
+            let (b1, b2) = brute_force(2, local, seed, metric);
+            let l2 = [local[0], local[1]];
+            assert_eq!(
+                cellular_2d([0, 0], l2, seed, [0, 0], 0, metric, 1.0),
+                b1,
+                "2D F1 at {l2:?}"
+            );
+            assert_eq!(
+                cellular_2d([0, 0], l2, seed, [0, 0], 1, metric, 1.0),
+                b2,
+                "2D F2 at {l2:?}"
+            );
+        }
+        for _ in 0..600 {
+            let local = [next(), next(), next()];
+            let seed = 8;
+            let (b1, b2) = brute_force(3, local, seed, metric);
+            assert_eq!(
+                cellular_3d([0, 0, 0], local, seed, [0; 3], 0, metric, 1.0),
+                b1,
+                "3D F1 at {local:?}"
+            );
+            assert_eq!(
+                cellular_3d([0, 0, 0], local, seed, [0; 3], 1, metric, 1.0),
+                b2,
+                "3D F2 at {local:?}"
+            );
+        }
+    }
+}
+
+/// Largest jump across the wrap (last column/row/slice to the first) and largest jump
+/// between neighbouring interior columns/rows/slices, for one axis of a w x h x d field.
+fn seam_and_interior(data: &[f32], size: [usize; 3], axis: usize) -> (f32, f32, f32, f32) {
+    let at = |p: [usize; 3]| data[(p[2] * size[1] + p[1]) * size[0] + p[0]];
+    let (mut seam, mut interior, mut seam_sum, mut interior_sum) = (0f32, 0f32, 0f32, 0f32);
+    let (mut seams, mut interiors) = (0f32, 0f32);
+    for z in 0..size[2] {
+        for y in 0..size[1] {
+            for x in 0..size[0] {
+                let p = [x, y, z];
+                if p[axis] + 1 < size[axis] {
+                    let mut q = p;
+                    q[axis] += 1;
+                    let j = (at(q) - at(p)).abs();
+                    interior = interior.max(j);
+                    interior_sum += j;
+                    interiors += 1.0;
+                } else {
+                    let mut q = p;
+                    q[axis] = 0;
+                    let j = (at(q) - at(p)).abs();
+                    seam = seam.max(j);
+                    seam_sum += j;
+                    seams += 1.0;
+                }
+            }
+        }
+    }
+    (seam, interior, seam_sum / seams, interior_sum / interiors)
+}
+
+fn tiling_view(dims: u32) -> (View, [usize; 3]) {
+    if dims == 2 {
+        (View::image(96, 80), [96, 80, 1])
+    } else {
+        (View::volume(40, 36, 32), [40, 36, 32])
+    }
+}
+
+#[test]
+fn tileable_output_wraps_at_the_image_edge() {
+    for dims in [2u32, 3] {
+        let (view, size) = tiling_view(dims);
+        for family in ["value", "perlin", "cellular"] {
+            for period in [3, 5] {
+                let data = bake(
+                    json!({"type": family, "dims": dims, "frequency": period, "period": period,
+                           "offset": [0.0, 0.0, 0.0]}),
+                    &view,
+                );
+                for axis in 0..dims as usize {
+                    let (seam, interior, _, _) = seam_and_interior(&data, size, axis);
+                    assert!(
+                        seam <= interior,
+                        "{family} {dims}D period {period} axis {axis}: jump across the edge {seam} > largest interior jump {interior}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn without_period_the_edge_is_a_seam() {
+    // The control for the tiling test: the same measurement sees the seam of untiled noise.
+    for dims in [2u32, 3] {
+        let (view, size) = tiling_view(dims);
+        for family in ["value", "perlin", "cellular"] {
+            let data = bake(
+                json!({"type": family, "dims": dims, "frequency": 5.0}),
+                &view,
+            );
+            let (_, _, seam_mean, interior_mean) = seam_and_interior(&data, size, 0);
+            assert!(
+                seam_mean > 3.0 * interior_mean,
+                "{family} {dims}D: mean edge jump {seam_mean} vs interior {interior_mean}"
+            );
+        }
+    }
+}
+
+/// A million samples (1000 x 1000) of a family at high frequency; returns (min, max).
+fn range_of(node: serde_json::Value) -> (f32, f32) {
+    let data = bake(node, &View::image(1000, 1000));
+    assert_eq!(data.len(), 1_000_000);
+    data.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &v| {
+        assert!(v.is_finite());
+        (lo.min(v), hi.max(v))
+    })
+}
+
+#[test]
+fn simplex_and_opensimplex2_stay_in_range() {
+    let mut nodes = Vec::new();
+    for dims in [2, 3, 4] {
+        nodes.push(json!({"type": "simplex", "dims": dims, "frequency": [211.3, 197.9], "z": 3.3, "w": 7.1}));
+        for variant in ["fast", "smooth"] {
+            nodes.push(
+                json!({"type": "opensimplex2", "variant": variant, "dims": dims,
+                              "frequency": [211.3, 197.9], "z": 3.3, "w": 7.1}),
+            );
+        }
+    }
+    for node in nodes {
+        let (lo, hi) = range_of(node.clone());
+        assert!(
+            lo >= -1.0 && hi <= 1.0,
+            "{node}: range [{lo}, {hi}] leaves [-1, 1]"
+        );
+        // The scale is the true maximum, so a million samples come near it.
+        assert!(
+            hi.max(-lo) > 0.6,
+            "{node}: range [{lo}, {hi}] is far inside [-1, 1]"
+        );
+    }
+}
+
+#[test]
+fn cellular_stays_in_its_documented_range() {
+    use noisegraph::family::lookup;
+    let fam = lookup("cellular").unwrap();
+    for dims in [2, 3] {
+        for ret in ["f1", "f2", "f2_minus_f1", "cell_value"] {
+            for metric in METRICS {
+                let graph = single_node(
+                    4,
+                    json!({"type": "cellular", "dims": dims, "return": ret, "metric": metric, "frequency": 61.0}),
+                );
+                let noisegraph::graph::NodeKind::Family(node) = &graph.nodes[0].kind else {
+                    panic!("family node")
+                };
+                let (lo, hi) = fam.range(dims, &node.params);
+                let data = cpu_field(&graph, &View::image(300, 300)).data;
+                for v in data {
+                    assert!(
+                        v >= lo && v <= hi,
+                        "{dims}D {ret} {metric}: {v} outside [{lo}, {hi}]"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn opensimplex2_smooth_sums_every_point_in_range() {
+    use noisegraph::cpu::hash::hash_4d;
+    use noisegraph::cpu::opensimplex2::*;
+    use noisegraph::family::{lookup, FamilyParams, ParamValue};
+    let mut params = FamilyParams::default();
+    params
+        .values
+        .insert("variant".into(), ParamValue::Choice(OS2_SMOOTH));
+    let aux = lookup("opensimplex2")
+        .unwrap()
+        .aux_data(4, &params, 0)
+        .unwrap();
+    let mut state = 99u32;
+    let mut next = || {
+        state = noisegraph::cpu::hash::pcg(state);
+        noisegraph::cpu::hash::hash_to_unit(state) * 6.0 - 3.0
+    };
+    for _ in 0..4000 {
+        let local = [next(), next(), next(), next()];
+        let seed = 17;
+        let kernel = opensimplex2_4d([0; 4], local, seed, OS2_SMOOTH, &aux);
+        // Every A4 lattice point near the sample, not just the table's candidates.
+        let s = os2_skew_4d(local, OS2_SMOOTH);
+        let fl = s.map(f32::floor);
+        let si = [s[0] - fl[0], s[1] - fl[1], s[2] - fl[2], s[3] - fl[3]];
+        let mut sum = 0.0f64;
+        for code in 0..6usize.pow(4) {
+            let v: [i32; 4] =
+                std::array::from_fn(|k| ((code / 6usize.pow(k as u32)) % 6) as i32 - 2);
+            let p: [f32; 4] = std::array::from_fn(|k| si[k] - v[k] as f32);
+            let t = ((p[0] + p[1]) + (p[2] + p[3])) * OS2_UNSKEW_4D_SMOOTH;
+            let d = p.map(|x| x + t);
+            let a = 0.8 - d.iter().map(|x| x * x).sum::<f32>();
+            if a > 0.0 {
+                let point: [i32; 4] = std::array::from_fn(|k| fl[k] as i32 + v[k]);
+                let g = (hash_4d(point, seed_hash(seed)) % OS2_GRADS_4D) as usize * 4;
+                let dot: f32 = (0..4).map(|k| aux[g + k] * d[k]).sum();
+                sum += (a * a * a * a * dot) as f64;
+            }
+        }
+        let expected = sum as f32 * OS2_SCALE_4D_SMOOTH;
+        assert!(
+            (kernel - expected).abs() < 1e-4,
+            "at {local:?}: kernel {kernel}, all points {expected}"
+        );
+    }
+}
+
+fn issue_for(node: serde_json::Value) -> String {
+    let mut node = node;
+    node["id"] = json!("bad");
+    let graph = json!({"seed": 1, "output": "bad", "nodes": [node]});
+    match NoiseGraph::from_value(&graph) {
+        Ok(_) => panic!("accepted {graph}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn bad_parameters_name_the_node_and_field() {
+    let cases = [
+        (json!({"type": "cellular", "metric": "minkowski"}), "metric"),
+        (json!({"type": "cellular", "return": "f3"}), "return"),
+        (json!({"type": "cellular", "jitter": 1.5}), "jitter"),
+        (json!({"type": "cellular", "jitter": -0.1}), "jitter"),
+        (json!({"type": "cellular", "period": 2.5}), "period"),
+        (json!({"type": "cellular", "period": 0}), "period"),
+        (json!({"type": "cellular", "period": -4}), "period"),
+        (json!({"type": "value", "period": "8"}), "period"),
+        (json!({"type": "cellular", "dims": 4}), "dims"),
+        (json!({"type": "opensimplex2", "dims": 5}), "dims"),
+        (
+            json!({"type": "opensimplex2", "variant": "medium"}),
+            "variant",
+        ),
+        (json!({"type": "opensimplex2", "period": 4}), "period"),
+        (json!({"type": "simplex", "dims": 1}), "dims"),
+    ];
+    for (node, field) in cases {
+        let message = issue_for(node.clone());
+        assert!(
+            message.contains("node 'bad'") && message.contains(&format!("field '{field}'")),
+            "{node}: {message}"
+        );
+    }
+}
+
+/// Largest difference between horizontally or vertically neighbouring pixels.
+fn largest_step(data: &[f32], w: usize) -> f32 {
+    let mut m = 0f32;
+    for (i, v) in data.iter().enumerate() {
+        if (i + 1) % w != 0 {
+            m = m.max((data[i + 1] - v).abs());
+        }
+        if i + w < data.len() {
+            m = m.max((data[i + w] - v).abs());
+        }
+    }
+    m
+}
+
+#[test]
+fn gradient_families_are_continuous() {
+    // 1024 pixels over 4 cells: a step of 1/256 cell. A continuous field moves by at most its
+    // slope times the step (about 0.03 here); a lattice point dropped or swapped while its
+    // contribution is not zero shows as a jump of order 0.1 to 1.
+    let mut nodes = Vec::new();
+    for dims in [2, 3, 4] {
+        nodes.push(json!({"type": "simplex", "dims": dims, "frequency": 4.0, "z": 0.3, "w": 0.6}));
+        for variant in ["fast", "smooth"] {
+            nodes.push(
+                json!({"type": "opensimplex2", "variant": variant, "dims": dims,
+                              "frequency": 4.0, "z": 0.3, "w": 0.6}),
+            );
+        }
+    }
+    // The same far from the origin: the host splits the lattice in f64, so it stays clean.
+    let far: Vec<_> = nodes
+        .iter()
+        .map(|n| {
+            let mut n = n.clone();
+            n["offset"] = json!([1.0e6, -2.5e5]);
+            n["z"] = json!(3.0e5);
+            n["w"] = json!(-7.0e5);
+            n
+        })
+        .collect();
+    nodes.extend(far);
+    nodes.push(json!({"type": "cellular", "dims": 3, "frequency": 4.0, "offset": [1.0e6, -2.5e5], "z": 3.0e5}));
+    for node in nodes {
+        let data = bake(node.clone(), &View::image(1024, 1024));
+        let step = largest_step(&data, 1024);
+        assert!(step < 0.045, "{node}: neighbouring pixels differ by {step}");
+    }
+}
