@@ -3,10 +3,14 @@
 
 use std::sync::Arc;
 
+use crate::cpu::stage::DisplaceInput;
 use crate::error::{Error, Result};
+use crate::family::Sampler;
 use crate::field::Field;
 use crate::gpu::{gpu_required, GpuContext, RunOptions};
-use crate::graph::{octave_passes, CombineUniform, NoiseGraph, Plan, StageKind, View};
+use crate::graph::{
+    octave_passes, CombineUniform, Displacement, NoiseGraph, Plan, StageKind, StageUniform, View,
+};
 
 /// Which path runs a bake.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,8 +64,31 @@ pub fn run_cpu_stages(
                 let sampler = g
                     .family
                     .cpu_sampler(g.dims(), &g.source.params, base.family, aux);
-                let displace: Vec<&[f32]> =
-                    g.displace.iter().map(|&i| fields[i].as_slice()).collect();
+                let inline: Vec<(StageUniform, Sampler)> = g
+                    .displace_inline()
+                    .map(|(_, _, chain)| {
+                        let u = chain.uniforms(plan.seed, view);
+                        let sample = chain.family.cpu_sampler(
+                            chain.dims(),
+                            &chain.source.params,
+                            u.family,
+                            Arc::from(Vec::new()),
+                        );
+                        (u, sample)
+                    })
+                    .collect();
+                let mut inline_iter = inline.iter();
+                let displace: Vec<DisplaceInput> = g
+                    .displace
+                    .iter()
+                    .map(|d| match d {
+                        Displacement::Field(i) => DisplaceInput::Field(fields[*i].as_slice()),
+                        Displacement::Inline { .. } => {
+                            let (uniform, sample) = inline_iter.next().expect("one per chain");
+                            DisplaceInput::Inline { uniform, sample }
+                        }
+                    })
+                    .collect();
                 let passes =
                     octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
                 let mut partial: Option<Vec<f32>> = None;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use noisegraph::{CompiledGraph, Error, GpuContext, NodeParam, NoiseGraph, View};
 use serde_json::json;
 
-/// A warped 3D fBm: four stages (three displacement fields and the warp).
+/// A warped 3D fBm: one fused stage (the warp evaluating its three displacements inline).
 fn warped(seed: u32, z: f64, frequency: f64, amplitude: f64) -> NoiseGraph {
     NoiseGraph::from_value(&json!({
         "seed": seed,
@@ -283,6 +283,7 @@ fn short_device_limits_are_named() {
     let Some(ctx) = limited_context(|l| {
         l.max_texture_dimension_2d = 64;
         l.max_sampled_textures_per_shader_stage = 1;
+        l.max_uniform_buffers_per_shader_stage = 2;
     }) else {
         return;
     };
@@ -298,10 +299,10 @@ fn short_device_limits_are_named() {
 
     let err = CompiledGraph::new(&ctx, &graph, None, View::image(16, 8))
         .err()
-        .expect("the warp reads three fields");
+        .expect("the fused warp binds four uniform buffers");
     assert!(
         err.to_string()
-            .contains("max_sampled_textures_per_shader_stage = 1 (needs 3)"),
+            .contains("max_uniform_buffers_per_shader_stage = 2 (needs 4)"),
         "{err}"
     );
     // What fits, runs: a single displacement-free node on the same device.

@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use noisegraph::engine::run_cpu;
-use noisegraph::graph::{GraphBuilder, Plan};
+use noisegraph::graph::{GraphBuilder, Plan, PlanOptions};
 use noisegraph::{NoiseGraph, RunOptions, View};
 use serde_json::json;
 
@@ -240,12 +240,19 @@ fn chained_warps_are_expressible_and_differ_from_single_warps() {
             {"id": "f_q_r", "type": "warp", "source": "f", "displace": ["qx_r", "qy_r"], "amplitude": 0.5}
         ]),
     );
-    let plan = Plan::new(&g, None).unwrap();
+    let plan = Plan::with_options(&g, None, PlanOptions { fuse: false }).unwrap();
     assert_eq!(
         plan.stages.len(),
         5,
-        "rx, ry, qx_r, qy_r and f_q_r are materialized: {:?}",
+        "unfused, rx, ry, qx_r, qy_r and f_q_r are materialized: {:?}",
         plan.stages.iter().map(|s| &s.node).collect::<Vec<_>>()
+    );
+    let fused = Plan::new(&g, None).unwrap();
+    assert_eq!(
+        fused.stages.len(),
+        3,
+        "fused, rx and ry are evaluated inside qx_r and qy_r: {:?}",
+        fused.stages.iter().map(|s| &s.node).collect::<Vec<_>>()
     );
     assert!(bake(&g, "f_q_r", &view).max_abs_diff(&bake(&g, "f_q", &view)) > 0.01);
 }

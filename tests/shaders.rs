@@ -9,7 +9,7 @@ use noisegraph::gpu::assemble::{
     combine_source, generate_source, normal_map_source, shader_paths, validate_wgsl, GenerateLayout,
 };
 use noisegraph::gpu::NormalMapFormat;
-use noisegraph::graph::{FamilyNode, GenerateStage};
+use noisegraph::graph::{Displacement, FamilyNode, FractalKind, FractalNode, GenerateStage};
 
 fn wgsl_files(dir: &Path, out: &mut Vec<String>) {
     for entry in std::fs::read_dir(dir).expect("read shaders/") {
@@ -61,6 +61,82 @@ fn stage_for(
     }
 }
 
+/// Fused warps: every family as the warped source, with every family that can be inlined
+/// (no auxiliary table) as an inline displacement chain, alone or next to a texture field,
+/// in 2D and volume shapes, with and without a partial sum.
+#[test]
+fn fused_warp_shapes_validate() {
+    let inlinable: Vec<_> = registry()
+        .iter()
+        .filter(|f| f.aux_data(f.dims()[0], &default_params(**f), 1).is_none())
+        .collect();
+    assert!(
+        inlinable.len() >= 3,
+        "value, perlin and simplex can be inlined"
+    );
+    for fam in registry() {
+        for &dims in fam.dims() {
+            let params = default_params(*fam);
+            let aux = fam.aux_data(dims, &params, 1).is_some();
+            for inl in &inlinable {
+                let inline_dims = if inl.dims().contains(&dims) {
+                    dims
+                } else {
+                    inl.dims()[0]
+                };
+                let mut chain = stage_for(**inl, inline_dims, default_params(**inl));
+                chain.fractal = Some(FractalNode {
+                    source: "c".into(),
+                    kind: FractalKind::Ridged,
+                    octaves: 3,
+                    lacunarity: 2.0,
+                    gain: 0.5,
+                    seed_offset: 0,
+                    offset: [0.0; 4],
+                });
+                chain.source.period = Some([4; 4]);
+                let axes = dims.clamp(2, 4) as usize;
+                // All axes inline, then axis 0 a texture field and the rest inline.
+                for first_is_field in [false, true] {
+                    let mut stage = stage_for(*fam, dims, params.clone());
+                    stage.amplitude = 0.5;
+                    stage.displace = (0..axes)
+                        .map(|a| {
+                            if a == 0 && first_is_field {
+                                Displacement::Field(0)
+                            } else {
+                                Displacement::Inline {
+                                    node: format!("d{a}"),
+                                    chain: Box::new(chain.clone()),
+                                }
+                            }
+                        })
+                        .collect();
+                    for volume in [false, true] {
+                        for partial in [false, true] {
+                            let layout = GenerateLayout {
+                                volume,
+                                partial,
+                                displace: axes as u32,
+                                inline: GenerateLayout::inline_mask(&stage),
+                                aux,
+                            };
+                            let source = generate_source(&stage, layout);
+                            if let Err(e) = validate_wgsl(&source) {
+                                panic!(
+                                    "{} {dims}D fused with {} {layout:?} fails validation:\n{e}",
+                                    fam.name(),
+                                    inl.name()
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn every_wgsl_file_validates_as_assembled() {
     let mut on_disk = Vec::new();
@@ -100,6 +176,7 @@ fn every_wgsl_file_validates_as_assembled() {
                                 volume,
                                 partial,
                                 displace,
+                                inline: 0,
                                 aux,
                             };
                             let source = generate_source(&stage, layout);

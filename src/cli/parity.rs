@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use noisegraph::graph::PlanOptions;
 use noisegraph::parity::{run_parity, PARITY_TOLERANCE};
 use noisegraph::{GpuContext, Plan, View};
 
@@ -38,7 +39,9 @@ pub fn run(args: ParityArgs) -> Result<i32, Failure> {
     let graph = source.load()?;
     let mut view = View::image(1, 1);
     view.size = parse_size(&args.size)?;
-    let plan = Plan::new(&graph, args.node.as_deref())?;
+    // Unfused: every node a stage of its own gives the finest per-stage table (fused
+    // kernels are held to the same contract by tests/fusion.rs).
+    let plan = Plan::with_options(&graph, args.node.as_deref(), PlanOptions { fuse: false })?;
     plan.check_view(&view)?;
     let ctx = GpuContext::new()?;
     let results = run_parity(&ctx, &plan, &view)?;

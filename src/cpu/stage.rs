@@ -24,18 +24,65 @@ pub fn fractal_remap(n: f32, kind: u32) -> f32 {
     n
 }
 
+/// Where a warp reads one axis of displacement: a materialized field, or a generator
+/// chain evaluated per pixel (a fused warp; twin of `inline_field<axis>` in the assembled
+/// WGSL).
+pub enum DisplaceInput<'a> {
+    Field(&'a [f32]),
+    Inline {
+        uniform: &'a StageUniform,
+        sample: &'a Sampler,
+    },
+}
+
+/// Octaves `first..first + count` of a stage at pixel position `pix` displaced by `d`,
+/// added to `sum`. Both the stage loop and inline chains run this, so a fused chain gives
+/// the value its own stage would have written.
+#[inline(always)]
+fn octave_sum(
+    u: &StageUniform,
+    sample: &Sampler,
+    pix: [f32; 4],
+    d: [f32; 4],
+    first: u32,
+    count: u32,
+    mut sum: f32,
+) -> f32 {
+    let kind = u.mode[0];
+    for k in first..first + count {
+        let o = &u.octaves[k as usize];
+        let local: [f32; 4] =
+            std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a] + d[a] * o.warp[a]);
+        let n = sample(&SamplePoint {
+            cell: o.cell,
+            local,
+            seed: o.seed,
+            period: o.period,
+        });
+        sum += o.amp * fractal_remap(n, kind);
+    }
+    sum
+}
+
+/// The full value of an undisplaced generator chain at pixel position `pix`: every octave
+/// in one pass, then the normalization.
+#[inline(always)]
+fn inline_value(u: &StageUniform, sample: &Sampler, pix: [f32; 4]) -> f32 {
+    octave_sum(u, sample, pix, [0.0; 4], 0, u.size[3], 0.0) * u.scalars[0]
+}
+
 /// Runs one pass of a generate stage into `out` (width x height x depth, x fastest).
-/// `displace` holds the warp fields (none, or one per warped axis) and `acc` the partial
-/// sum of earlier octave passes.
+/// `displace` holds the warp's displacement inputs (none, or one per warped axis) and `acc`
+/// the partial sum of earlier octave passes.
 pub fn run_generate(
     u: &StageUniform,
     sample: &Sampler,
-    displace: &[&[f32]],
+    displace: &[DisplaceInput],
     acc: Option<&[f32]>,
     out: &mut [f32],
 ) {
     let [width, height, _depth, count] = u.size;
-    let [kind, first, finalize, _] = u.mode;
+    let [_kind, first, finalize, _] = u.mode;
     let width = width as usize;
     let norm = u.scalars[0];
     out.par_chunks_mut(width)
@@ -48,24 +95,18 @@ pub fn run_generate(
             let z = ((row / height as usize) as u32 + oz) as f32;
             for (x, value) in line.iter_mut().enumerate() {
                 let index = row * width + x;
-                let mut d = [0.0f32; 4];
-                for (axis, field) in displace.iter().enumerate() {
-                    d[axis] = field[index];
-                }
                 let pix = [(x as u32 + ox) as f32, y, z, 0.0];
-                let mut sum = acc.map_or(0.0, |a| a[index]);
-                for k in first..first + count {
-                    let o = &u.octaves[k as usize];
-                    let local: [f32; 4] =
-                        std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a] + d[a] * o.warp[a]);
-                    let n = sample(&SamplePoint {
-                        cell: o.cell,
-                        local,
-                        seed: o.seed,
-                        period: o.period,
-                    });
-                    sum += o.amp * fractal_remap(n, kind);
+                let mut d = [0.0f32; 4];
+                for (axis, input) in displace.iter().enumerate() {
+                    d[axis] = match input {
+                        DisplaceInput::Field(field) => field[index],
+                        DisplaceInput::Inline { uniform, sample } => {
+                            inline_value(uniform, sample, pix)
+                        }
+                    };
                 }
+                let acc = acc.map_or(0.0, |a| a[index]);
+                let mut sum = octave_sum(u, sample, pix, d, first, count, acc);
                 if finalize != 0 {
                     sum *= norm;
                 }

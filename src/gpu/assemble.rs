@@ -2,7 +2,7 @@
 //! and helpers for this stage's texture shape and inputs) and the stage template.
 //! The assembled source is also the pipeline cache key.
 
-use crate::graph::GenerateStage;
+use crate::graph::{Displacement, GenerateStage};
 
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 
@@ -39,10 +39,27 @@ pub struct GenerateLayout {
     pub volume: bool,
     /// Reads the partial octave sum of an earlier pass.
     pub partial: bool,
-    /// Number of displacement fields (0 when not warped).
+    /// Number of displaced axes (0 when not warped).
     pub displace: u32,
+    /// Bit `a` set when axis `a`'s displacement is a generator chain evaluated inline (a
+    /// uniform buffer at `BINDING_INLINE + a`) rather than a field (a texture at
+    /// `BINDING_DISPLACE + a`).
+    pub inline: u32,
     /// Binds the family's auxiliary data.
     pub aux: bool,
+}
+
+impl GenerateLayout {
+    /// Whether axis `a`'s displacement is evaluated inline.
+    pub fn is_inline(&self, axis: u32) -> bool {
+        self.inline & (1 << axis) != 0
+    }
+    /// The inline mask of a stage's displacements.
+    pub fn inline_mask(stage: &GenerateStage) -> u32 {
+        stage
+            .displace_inline()
+            .fold(0, |mask, (axis, _, _)| mask | (1 << axis))
+    }
 }
 
 // Binding numbers, shared with the bind group code.
@@ -56,6 +73,8 @@ pub const BINDING_PARTIAL: u32 = 2;
 pub const BINDING_DISPLACE: u32 = 3;
 /// The family's auxiliary table.
 pub const BINDING_AUX: u32 = 7;
+/// The uniforms of the inline displacement chain of axis 0; the other axes follow (up to 4).
+pub const BINDING_INLINE: u32 = 8;
 /// The first input field of a point-wise stage; the others follow.
 pub const BINDING_INPUTS: u32 = 2;
 
@@ -86,14 +105,74 @@ fn common_prelude(volume: bool, uniform_type: &str) -> String {
     )
 }
 
+/// `sample_family`-shaped function `name` for a chain: the family's call, its lattice
+/// wrap compiled out when the chain has no period, its uniforms read from `uniform`.
+fn sampler_function(name: &str, stage: &GenerateStage, uniform: &str) -> String {
+    // Without a period the wrap is a compile-time no-op: lattice wrapping costs an integer
+    // modulo per corner, which doubled the time of a Perlin dispatch on lavapipe.
+    let period = if stage.source.period.is_some() {
+        "period_in"
+    } else {
+        "vec4<i32>(0)"
+    };
+    let call = stage
+        .family
+        .wgsl_call(stage.dims(), &stage.source.params)
+        .replace("params.family", &format!("{uniform}.family"));
+    format!(
+        "fn {name}(cell: vec4<i32>, local: vec4<f32>, seed: u32, period_in: vec4<i32>) -> f32 {{\n    let period = {period};\n    return {call};\n}}\n"
+    )
+}
+
+/// The uniform binding and functions of the inline displacement chain of `axis`:
+/// `inline_field<axis>(p)` is, operation for operation, the value the chain's own stage
+/// (one pass of every octave, finalized) would have stored at pixel `p`.
+fn inline_chain(axis: usize, chain: &GenerateStage) -> String {
+    let u = format!("inline_params{axis}");
+    let mut s = format!(
+        "@group(0) @binding({}) var<uniform> {u}: StageParams;\n",
+        BINDING_INLINE + axis as u32
+    );
+    s.push_str(&sampler_function(
+        &format!("sample_inline{axis}"),
+        chain,
+        &u,
+    ));
+    s.push_str(&format!(
+        "fn inline_field{axis}(p: vec3<u32>) -> f32 {{\n\
+         \x20   let pix = vec4<f32>(vec3<f32>(p + {u}.pixel_offset.xyz), 0.0);\n\
+         \x20   let kind = {u}.mode.x;\n\
+         \x20   let d = vec4<f32>(0.0);\n\
+         \x20   var sum = 0.0;\n\
+         \x20   for (var k = 0u; k < {u}.size.w; k++) {{\n\
+         \x20       let o = {u}.octaves[k];\n\
+         \x20       let local = o.local + pix * o.step + d * o.warp;\n\
+         \x20       let n = sample_inline{axis}(o.cell, local, o.seed, o.period);\n\
+         \x20       sum += o.amp * fractal_remap(n, kind);\n\
+         \x20   }}\n\
+         \x20   return sum * {u}.scalars.x;\n\
+         }}\n"
+    ));
+    s
+}
+
 /// The full WGSL source of a generate stage.
 pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String {
     let (_, sampled, coords) = texture_types(layout.volume);
     let mut s = library();
-    for file in stage.family.shader_files() {
-        let source = shader_file(file).unwrap_or_else(|| {
-            panic!("family {} names missing shader {file}", stage.family.name())
-        });
+    // The family files of the stage and of its inline chains, each once.
+    let mut files: Vec<(&str, &'static str)> = Vec::new();
+    let chains = std::iter::once(stage).chain(stage.displace_inline().map(|(_, _, c)| c));
+    for chain in chains {
+        for file in chain.family.shader_files() {
+            if !files.iter().any(|(f, _)| f == file) {
+                files.push((file, chain.family.name()));
+            }
+        }
+    }
+    for (file, family) in files {
+        let source = shader_file(file)
+            .unwrap_or_else(|| panic!("family {family} names missing shader {file}"));
         s.push_str(&format!("// ---- {file}\n{source}\n"));
     }
     s.push_str("// ---- generated prelude\n");
@@ -107,12 +186,25 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String 
         s.push_str("fn load_partial(p: vec3<u32>) -> f32 { return 0.0; }\n");
     }
     let mut parts = Vec::new();
-    for i in 0..layout.displace {
-        s.push_str(&format!(
-            "@group(0) @binding({}) var displace{i}: {sampled};\n",
-            BINDING_DISPLACE + i
-        ));
-        parts.push(format!("textureLoad(displace{i}, {coords}, 0).x"));
+    for (axis, d) in stage.displace.iter().enumerate() {
+        assert_eq!(
+            layout.is_inline(axis as u32),
+            matches!(d, Displacement::Inline { .. }),
+            "layout and stage disagree on displacement {axis}"
+        );
+        match d {
+            Displacement::Field(_) => {
+                s.push_str(&format!(
+                    "@group(0) @binding({}) var displace{axis}: {sampled};\n",
+                    BINDING_DISPLACE + axis as u32
+                ));
+                parts.push(format!("textureLoad(displace{axis}, {coords}, 0).x"));
+            }
+            Displacement::Inline { chain, .. } => {
+                s.push_str(&inline_chain(axis, chain));
+                parts.push(format!("inline_field{axis}(p)"));
+            }
+        }
     }
     while parts.len() < 4 {
         parts.push("0.0".into());
@@ -126,17 +218,7 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String 
             "@group(0) @binding({BINDING_AUX}) var<storage, read> aux: array<f32>;\n"
         ));
     }
-    // Without a period the wrap is a compile-time no-op: lattice wrapping costs an integer
-    // modulo per corner, which doubled the time of a Perlin dispatch on lavapipe.
-    let period = if stage.source.period.is_some() {
-        "period_in"
-    } else {
-        "vec4<i32>(0)"
-    };
-    s.push_str(&format!(
-        "fn sample_family(cell: vec4<i32>, local: vec4<f32>, seed: u32, period_in: vec4<i32>) -> f32 {{\n    let period = {period};\n    return {};\n}}\n",
-        stage.family.wgsl_call(stage.dims(), &stage.source.params)
-    ));
+    s.push_str(&sampler_function("sample_family", stage, "params"));
     s.push_str("// ---- stage.wgsl\n");
     s.push_str(shader_file("stage.wgsl").expect("stage.wgsl is embedded"));
     s

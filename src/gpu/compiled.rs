@@ -4,12 +4,16 @@
 
 use std::sync::Arc;
 
-use super::stages::{dispatch_size, pass_uniforms, record_stage, PreparedStage, StageBuffers};
+use super::stages::{
+    dispatch_size, inline_uniforms, pass_uniforms, record_stage, PreparedStage, StageBuffers,
+};
 use super::target::check_texture;
 use super::{GpuContext, RunOptions};
 use crate::error::{Error, Result};
 use crate::field::Field;
-use crate::graph::{NodeKind, NoiseGraph, Plan, Stage, StageKind, View};
+use crate::graph::{
+    Displacement, GenerateStage, NodeKind, NoiseGraph, Plan, Stage, StageKind, View,
+};
 
 /// A per-node number that a frame may change without recompiling (see
 /// [`CompiledGraph::set_node_param`]). Each applies to one kind of node.
@@ -99,6 +103,46 @@ fn chain_ids(graph: &NoiseGraph, id: &str) -> Vec<String> {
         ids.push(current.to_string());
     }
     ids
+}
+
+/// The uniform bytes of one stage: one per octave pass, then (axis, bytes) per inline
+/// displacement chain.
+struct StageUniforms {
+    passes: Vec<Vec<u8>>,
+    inline: Vec<(u32, Vec<u8>)>,
+}
+
+/// Sets one per-frame number in a generator chain evaluating the node of kind `kind`.
+fn apply_param(g: &mut GenerateStage, kind: &NodeKind, param: NodeParam) {
+    match (kind, param) {
+        (NodeKind::Family(_), p) => {
+            let src = &mut g.source;
+            match p {
+                NodeParam::Frequency(f) => src.frequency = [f; 4],
+                NodeParam::FrequencyPerAxis(f) => src.frequency = f,
+                NodeParam::SeedOffset(s) => src.seed_offset = s,
+                NodeParam::Offset(o) => src.offset = o,
+                NodeParam::Z(z) => src.z = z,
+                NodeParam::W(w) => src.w = w,
+                _ => unreachable!("checked above"),
+            }
+        }
+        (NodeKind::Fractal(_), p) => {
+            let f = g
+                .fractal
+                .as_mut()
+                .expect("a fractal node's stage has a fractal");
+            match p {
+                NodeParam::SeedOffset(s) => f.seed_offset = s,
+                NodeParam::Offset(o) => f.offset = o,
+                NodeParam::Lacunarity(l) => f.lacunarity = l,
+                NodeParam::Gain(v) => f.gain = v,
+                _ => unreachable!("checked above"),
+            }
+        }
+        (NodeKind::Warp(_), NodeParam::Amplitude(a)) => g.amplitude = a,
+        _ => unreachable!("checked above"),
+    }
 }
 
 /// A graph compiled for one view on a [`GpuContext`] (typically one made from a renderer's
@@ -229,7 +273,13 @@ impl CompiledGraph {
         let uniforms = compiled.all_uniforms();
         for (i, stage) in compiled.plan.stages.iter().enumerate() {
             let prepared = &compiled.prepared[i];
-            let buffers = ctx.create_stage_buffers(stage, prepared, &uniforms[i], &view);
+            let buffers = ctx.create_stage_buffers(
+                stage,
+                prepared,
+                &uniforms[i].passes,
+                &uniforms[i].inline,
+                &view,
+            );
             if i != compiled.plan.target {
                 let out = ctx.create_field_texture(&view, &stage.node);
                 let groups = ctx.bind_stage(stage, prepared, &buffers, &out, &compiled.fields);
@@ -386,38 +436,18 @@ impl CompiledGraph {
             let StageKind::Generate(g) = &mut stage.kind else {
                 continue;
             };
-            if !chain.iter().any(|id| id == node) {
-                continue;
+            if chain.iter().any(|id| id == node) {
+                found = true;
+                apply_param(g, &kind, param);
             }
-            found = true;
-            match (&kind, param) {
-                (NodeKind::Family(_), p) => {
-                    let src = &mut g.source;
-                    match p {
-                        NodeParam::Frequency(f) => src.frequency = [f; 4],
-                        NodeParam::FrequencyPerAxis(f) => src.frequency = f,
-                        NodeParam::SeedOffset(s) => src.seed_offset = s,
-                        NodeParam::Offset(o) => src.offset = o,
-                        NodeParam::Z(z) => src.z = z,
-                        NodeParam::W(w) => src.w = w,
-                        _ => unreachable!("checked above"),
+            // Fused displacement chains carry their own copy of the nodes they evaluate.
+            for d in &mut g.displace {
+                if let Displacement::Inline { node: id, chain } = d {
+                    if chain_ids(&self.graph, id).iter().any(|i| i == node) {
+                        found = true;
+                        apply_param(chain, &kind, param);
                     }
                 }
-                (NodeKind::Fractal(_), p) => {
-                    let f = g
-                        .fractal
-                        .as_mut()
-                        .expect("a fractal node's stage has a fractal");
-                    match p {
-                        NodeParam::SeedOffset(s) => f.seed_offset = s,
-                        NodeParam::Offset(o) => f.offset = o,
-                        NodeParam::Lacunarity(l) => f.lacunarity = l,
-                        NodeParam::Gain(v) => f.gain = v,
-                        _ => unreachable!("checked above"),
-                    }
-                }
-                (NodeKind::Warp(_), NodeParam::Amplitude(a)) => g.amplitude = a,
-                _ => unreachable!("checked above"),
             }
         }
         if !found {
@@ -435,30 +465,38 @@ impl CompiledGraph {
     /// A stage with the time applied to its family's z (3D) or w (4D).
     fn timed(&self, stage: &Stage) -> Stage {
         let mut stage = stage.clone();
+        let time = |g: &mut GenerateStage| match g.source.dims {
+            3 => g.source.z += self.time,
+            4 => g.source.w += self.time,
+            _ => {}
+        };
         if let StageKind::Generate(g) = &mut stage.kind {
-            match g.source.dims {
-                3 => g.source.z += self.time,
-                4 => g.source.w += self.time,
-                _ => {}
+            time(g);
+            for d in &mut g.displace {
+                if let Displacement::Inline { chain, .. } = d {
+                    time(chain);
+                }
             }
         }
         stage
     }
 
-    fn all_uniforms(&self) -> Vec<Vec<Vec<u8>>> {
+    /// Per stage, the uniforms of its passes and of its inline displacement chains.
+    fn all_uniforms(&self) -> Vec<StageUniforms> {
         self.plan
             .stages
             .iter()
             .zip(&self.prepared)
-            .map(|(stage, prepared)| {
-                pass_uniforms(
-                    &self.timed(stage),
-                    self.plan.seed,
-                    &self.view,
-                    &prepared.passes,
-                )
-            })
+            .map(|(stage, prepared)| self.stage_uniforms(stage, prepared))
             .collect()
+    }
+
+    fn stage_uniforms(&self, stage: &Stage, prepared: &PreparedStage) -> StageUniforms {
+        let timed = self.timed(stage);
+        StageUniforms {
+            passes: pass_uniforms(&timed, self.plan.seed, &self.view, &prepared.passes),
+            inline: inline_uniforms(&timed, self.plan.seed, &self.view),
+        }
     }
 
     /// Writes changed uniforms and auxiliary tables; rebinds a stage whose table changed size.
@@ -466,8 +504,11 @@ impl CompiledGraph {
         let queue = self.ctx.queue().clone();
         if self.uniforms_dirty {
             for (buffers, stage_uniforms) in self.buffers.iter().zip(self.all_uniforms()) {
-                for (buffer, bytes) in buffers.uniforms.iter().zip(stage_uniforms) {
-                    queue.write_buffer(buffer, 0, &bytes);
+                for (buffer, bytes) in buffers.uniforms.iter().zip(&stage_uniforms.passes) {
+                    queue.write_buffer(buffer, 0, bytes);
+                }
+                for ((_, buffer), (_, bytes)) in buffers.inline.iter().zip(&stage_uniforms.inline) {
+                    queue.write_buffer(buffer, 0, bytes);
                 }
             }
             self.uniforms_dirty = false;
@@ -490,16 +531,12 @@ impl CompiledGraph {
                 } else {
                     self.prepared[i].aux = Some(aux);
                     let stage = &self.plan.stages[i];
-                    let uniforms = pass_uniforms(
-                        &self.timed(stage),
-                        self.plan.seed,
-                        &self.view,
-                        &self.prepared[i].passes,
-                    );
+                    let uniforms = self.stage_uniforms(stage, &self.prepared[i]);
                     self.buffers[i] = self.ctx.create_stage_buffers(
                         stage,
                         &self.prepared[i],
-                        &uniforms,
+                        &uniforms.passes,
+                        &uniforms.inline,
                         &self.view,
                     );
                     if i == self.plan.target {

@@ -2,7 +2,7 @@
 //! split across passes accumulate through a second texture), then readback.
 
 use super::readback::read_texture;
-use super::stages::{dispatch_size, pass_uniforms, record_stage};
+use super::stages::{dispatch_size, inline_uniforms, pass_uniforms, record_stage};
 use super::GpuContext;
 use crate::error::{Error, Result};
 use crate::field::Field;
@@ -116,7 +116,8 @@ impl GpuContext {
                 self.poison(&out, view);
             }
             let uniforms = pass_uniforms(stage, plan.seed, view, &prepared.passes);
-            let buffers = self.create_stage_buffers(stage, prepared, &uniforms, view);
+            let inline = inline_uniforms(stage, plan.seed, view);
+            let buffers = self.create_stage_buffers(stage, prepared, &uniforms, &inline, view);
             let bind_groups = self.bind_stage(stage, prepared, &buffers, &out, &textures);
             record_stage(encoder, stage, prepared, &bind_groups, groups);
             textures.push(out);

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::assemble::{
-    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_HEIGHT, BINDING_INPUTS, BINDING_OUT,
-    BINDING_PARAMS, BINDING_PARTIAL,
+    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_HEIGHT, BINDING_INLINE, BINDING_INPUTS,
+    BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL,
 };
 use crate::error::{Error, Result};
 
@@ -93,7 +93,20 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
                 entries.push(sampled_entry(BINDING_PARTIAL, volume));
             }
             for i in 0..g.displace {
-                entries.push(sampled_entry(BINDING_DISPLACE + i, volume));
+                if g.is_inline(i) {
+                    entries.push(wgpu::BindGroupLayoutEntry {
+                        binding: BINDING_INLINE + i,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    });
+                } else {
+                    entries.push(sampled_entry(BINDING_DISPLACE + i, volume));
+                }
             }
             if g.aux {
                 entries.push(wgpu::BindGroupLayoutEntry {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 use super::assemble::{
-    combine_source, generate_source, GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_INPUTS,
-    BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
+    combine_source, generate_source, GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_INLINE,
+    BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
 };
 use super::pipeline::{CachedPipeline, LayoutKey};
 use super::GpuContext;
@@ -30,6 +30,8 @@ pub(crate) struct PreparedStage {
 /// for split octaves, the texture the partial sums ping-pong through.
 pub(crate) struct StageBuffers {
     pub uniforms: Vec<wgpu::Buffer>,
+    /// The uniforms of each inline displacement chain: (axis, buffer).
+    pub inline: Vec<(u32, wgpu::Buffer)>,
     pub aux: Option<wgpu::Buffer>,
     pub partial: Option<wgpu::Texture>,
 }
@@ -78,6 +80,21 @@ pub(crate) fn pass_uniforms(
     }
 }
 
+/// The uniform bytes of each inline displacement chain of a stage: (axis, bytes). The
+/// chain's own stage would run with the same uniforms (every octave in one pass).
+pub(crate) fn inline_uniforms(stage: &Stage, seed: u32, view: &View) -> Vec<(u32, Vec<u8>)> {
+    match &stage.kind {
+        StageKind::Generate(g) => g
+            .displace_inline()
+            .map(|(axis, _, chain)| {
+                let u: StageUniform = chain.uniforms(seed, view);
+                (axis as u32, bytemuck::bytes_of(&u).to_vec())
+            })
+            .collect(),
+        StageKind::Combine { .. } => Vec::new(),
+    }
+}
+
 /// Ping-pong of split octaves: pass `i` of `n` writes `out` when true, the partial texture
 /// otherwise, so the last pass always writes `out`.
 fn pass_writes_out(i: usize, n: usize) -> bool {
@@ -101,24 +118,37 @@ impl GpuContext {
         let limits = self.limits();
         let groups = dispatch_size(view);
         let mut sampled = 0u32;
+        let mut uniform_buffers = 1u32;
+        let mut max_binding = BINDING_AUX;
         let mut aux = false;
         for stage in &plan.stages {
             match &stage.kind {
                 StageKind::Generate(g) => {
                     let split =
                         octave_passes(g.octave_count(), view.pixel_count(), octave_budget).len();
-                    sampled = sampled.max(g.displace.len() as u32 + u32::from(split > 1));
+                    let fields = g.displace_fields().count() as u32;
+                    sampled = sampled.max(fields + u32::from(split > 1));
+                    let inline = g.displace_inline().count() as u32;
+                    uniform_buffers = uniform_buffers.max(1 + inline);
+                    if let Some((axis, _, _)) = g.displace_inline().last() {
+                        max_binding = max_binding.max(BINDING_INLINE + axis as u32);
+                    }
                     aux |= g.aux_data(plan.seed).is_some();
                 }
                 StageKind::Combine { inputs, .. } => sampled = sampled.max(inputs.len() as u32),
             }
         }
-        let needs: [(&str, u64, u64); 10] = [
+        let needs: [(&str, u64, u64); 11] = [
             ("max_bind_groups", 1, limits.max_bind_groups as u64),
             (
                 "max_bindings_per_bind_group",
-                BINDING_AUX as u64 + 1,
+                max_binding as u64 + 1,
                 limits.max_bindings_per_bind_group as u64,
+            ),
+            (
+                "max_uniform_buffers_per_shader_stage",
+                uniform_buffers as u64,
+                limits.max_uniform_buffers_per_shader_stage as u64,
             ),
             (
                 "max_storage_textures_per_shader_stage",
@@ -204,6 +234,7 @@ impl GpuContext {
                             volume,
                             partial,
                             displace: g.displace.len() as u32,
+                            inline: GenerateLayout::inline_mask(g),
                             aux: aux.is_some(),
                         };
                         let source = generate_source(g, layout);
@@ -253,6 +284,7 @@ impl GpuContext {
         stage: &Stage,
         prepared: &PreparedStage,
         uniforms: &[Vec<u8>],
+        inline: &[(u32, Vec<u8>)],
         view: &View,
     ) -> StageBuffers {
         let device = self.device();
@@ -266,6 +298,17 @@ impl GpuContext {
                 })
             })
             .collect();
+        let inline = inline
+            .iter()
+            .map(|(axis, bytes)| {
+                let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("noisegraph inline displacement"),
+                    contents: bytes,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                });
+                (*axis, buffer)
+            })
+            .collect();
         let aux = prepared.aux.as_ref().map(|a| {
             device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("noisegraph aux"),
@@ -277,6 +320,7 @@ impl GpuContext {
             (prepared.passes.len() > 1).then(|| self.create_field_texture(view, "partial sum"));
         StageBuffers {
             uniforms,
+            inline,
             aux,
             partial,
         }
@@ -304,10 +348,9 @@ impl GpuContext {
         };
         match &stage.kind {
             StageKind::Generate(g) => {
-                let displace: Vec<wgpu::TextureView> = g
-                    .displace
-                    .iter()
-                    .map(|&s| texture_view(&fields[s]))
+                let displace: Vec<(usize, wgpu::TextureView)> = g
+                    .displace_fields()
+                    .map(|(axis, s)| (axis, texture_view(&fields[s])))
                     .collect();
                 let n = prepared.passes.len();
                 (0..n)
@@ -340,10 +383,16 @@ impl GpuContext {
                                 resource: wgpu::BindingResource::TextureView(v),
                             });
                         }
-                        for (k, v) in displace.iter().enumerate() {
+                        for (axis, v) in &displace {
                             entries.push(wgpu::BindGroupEntry {
-                                binding: BINDING_DISPLACE + k as u32,
+                                binding: BINDING_DISPLACE + *axis as u32,
                                 resource: wgpu::BindingResource::TextureView(v),
+                            });
+                        }
+                        for (axis, b) in &buffers.inline {
+                            entries.push(wgpu::BindGroupEntry {
+                                binding: BINDING_INLINE + axis,
+                                resource: b.as_entire_binding(),
                             });
                         }
                         if let Some(b) = &buffers.aux {

@@ -176,14 +176,29 @@ pub struct CombineUniform {
     pub constants: [f32; 4],
 }
 
+/// Where a warp reads the displacement of one axis from.
+#[derive(Debug, Clone)]
+pub enum Displacement {
+    /// A materialized field: the index of the stage that writes it.
+    Field(usize),
+    /// A generator chain (family, optionally summed over octaves, never warped itself)
+    /// evaluated per pixel inside the warp's own kernel: fusion, so the field is never
+    /// written to a texture and read back.
+    Inline {
+        /// The displacement node (a family or fractal node).
+        node: String,
+        chain: Box<GenerateStage>,
+    },
+}
+
 /// A generator chain: a family, optionally summed over octaves, optionally warped.
 #[derive(Clone)]
 pub struct GenerateStage {
     pub family: &'static dyn Family,
     pub source: FamilyNode,
     pub fractal: Option<FractalNode>,
-    /// Stage indices of the displacement fields (empty when not warped).
-    pub displace: Vec<usize>,
+    /// One entry per displaced axis (empty when not warped).
+    pub displace: Vec<Displacement>,
     pub amplitude: f64,
 }
 
@@ -213,6 +228,20 @@ pub struct Stage {
     pub kind: StageKind,
 }
 
+/// Choices of the planner that do not change the result (beyond FMA rounding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// Evaluate a warp's generator displacements inside the warp's kernel instead of
+    /// materializing each as a field (see [`Displacement::Inline`]).
+    pub fuse: bool,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions { fuse: true }
+    }
+}
+
 /// The ordered stages that compute a node; inputs always come before their users.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -220,6 +249,7 @@ pub struct Plan {
     pub stages: Vec<Stage>,
     /// Index of the stage holding the requested node.
     pub target: usize,
+    pub options: PlanOptions,
 }
 
 /// Octave k is shifted by k times this vector, in its own lattice cells, so the lattices of
@@ -254,6 +284,26 @@ impl GenerateStage {
     }
     pub fn octave_count(&self) -> u32 {
         self.fractal.as_ref().map_or(1, |f| f.octaves)
+    }
+    /// The displaced axes read from materialized fields: (axis, stage index).
+    pub fn displace_fields(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.displace
+            .iter()
+            .enumerate()
+            .filter_map(|(a, d)| match d {
+                Displacement::Field(s) => Some((a, *s)),
+                Displacement::Inline { .. } => None,
+            })
+    }
+    /// The displaced axes evaluated inline: (axis, node, generator chain).
+    pub fn displace_inline(&self) -> impl Iterator<Item = (usize, &str, &GenerateStage)> + '_ {
+        self.displace
+            .iter()
+            .enumerate()
+            .filter_map(|(a, d)| match d {
+                Displacement::Inline { node, chain } => Some((a, node.as_str(), chain.as_ref())),
+                Displacement::Field(_) => None,
+            })
     }
     /// Seed of this stage's first octave.
     fn base_seed(&self, graph_seed: u32) -> u32 {
@@ -330,8 +380,18 @@ impl GenerateStage {
 }
 
 impl Plan {
-    /// Plans the stages needed for `target` (the graph's output when `None`).
+    /// Plans the stages needed for `target` (the graph's output when `None`), with the
+    /// default options (fusion on).
     pub fn new(graph: &NoiseGraph, target: Option<&str>) -> Result<Plan> {
+        Self::with_options(graph, target, PlanOptions::default())
+    }
+
+    /// Plans the stages needed for `target` with explicit planner options.
+    pub fn with_options(
+        graph: &NoiseGraph,
+        target: Option<&str>,
+        options: PlanOptions,
+    ) -> Result<Plan> {
         let target = target.unwrap_or(&graph.output);
         if graph.node(target).is_none() {
             let ids: Vec<&str> = graph.nodes.iter().map(|n| n.id.as_str()).collect();
@@ -344,6 +404,7 @@ impl Plan {
             seed: graph.seed,
             stages: Vec::new(),
             target: 0,
+            options,
         };
         let mut index: HashMap<String, usize> = HashMap::new();
         plan.target = plan.materialize(graph, target, &mut index, 0)?;
@@ -373,7 +434,15 @@ impl Plan {
             NodeKind::Warp(w) => {
                 let mut displace = Vec::new();
                 for d in &w.displace {
-                    displace.push(self.materialize(graph, d, index, depth + 1)?);
+                    displace.push(match self.fusable_chain(graph, d, index)? {
+                        Some(chain) => Displacement::Inline {
+                            node: d.clone(),
+                            chain: Box::new(chain),
+                        },
+                        None => {
+                            Displacement::Field(self.materialize(graph, d, index, depth + 1)?)
+                        }
+                    });
                 }
                 StageKind::Generate(Box::new(generator_chain(
                     graph,
@@ -399,19 +468,46 @@ impl Plan {
         Ok(i)
     }
 
+    /// The generator chain of displacement `id` when the warp may evaluate it inline: fusion
+    /// is on, the node is a family or a fractal over one (not a warp or a point-wise node),
+    /// its family needs no auxiliary table, and it is not already a materialized field
+    /// (reading that field is cheaper than evaluating it again).
+    fn fusable_chain(
+        &self,
+        graph: &NoiseGraph,
+        id: &str,
+        index: &HashMap<String, usize>,
+    ) -> Result<Option<GenerateStage>> {
+        if !self.options.fuse || index.contains_key(id) {
+            return Ok(None);
+        }
+        let generator = graph
+            .node(id)
+            .is_some_and(|n| matches!(n.kind, NodeKind::Family(_) | NodeKind::Fractal(_)));
+        if !generator {
+            return Ok(None);
+        }
+        let chain = generator_chain(graph, id, Vec::new(), 0.0)?;
+        Ok(chain.aux_data(self.seed).is_none().then_some(chain))
+    }
+
     /// Checks a view against what the plan's nodes can do.
     pub fn check_view(&self, view: &View) -> Result<()> {
         view.check()?;
         if view.is_volume() {
             for stage in &self.stages {
                 if let StageKind::Generate(g) = &stage.kind {
-                    if g.dims() < 3 {
-                        return Err(Error::InvalidRequest(format!(
-                            "node '{}': a volume (depth {}) needs 3D noise, but this node is {}D (set \"dims\": 3)",
-                            stage.node,
-                            view.size[2],
-                            g.dims()
-                        )));
+                    let chains = std::iter::once((stage.node.as_str(), g.as_ref()))
+                        .chain(g.displace_inline().map(|(_, node, c)| (node, c)));
+                    for (node, chain) in chains {
+                        if chain.dims() < 3 {
+                            return Err(Error::InvalidRequest(format!(
+                                "node '{}': a volume (depth {}) needs 3D noise, but this node is {}D (set \"dims\": 3)",
+                                node,
+                                view.size[2],
+                                chain.dims()
+                            )));
+                        }
                     }
                 }
             }
@@ -423,7 +519,7 @@ impl Plan {
 fn generator_chain(
     graph: &NoiseGraph,
     id: &str,
-    displace: Vec<usize>,
+    displace: Vec<Displacement>,
     amplitude: f64,
 ) -> Result<GenerateStage> {
     let node = graph
