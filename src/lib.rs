@@ -14,6 +14,8 @@
 //! assert_eq!(field.data.len(), 256 * 256);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod cpu;
 pub mod engine;

@@ -11,19 +11,28 @@
 
 use super::hash::{hash_to_signed, hash_to_unit, pcg3d, pcg4d, seed_hash, wrap_cell};
 
+/// `cellular_2d`/`cellular_3d` output: distance to the nearest feature point (F1).
 pub const CELLULAR_F1: u32 = 0;
+/// Output: distance to the second-nearest feature point (F2).
 pub const CELLULAR_F2: u32 = 1;
+/// Output: F2 minus F1 (cell-edge distance).
 pub const CELLULAR_F2_MINUS_F1: u32 = 2;
+/// Output: the value in [-1, 1] of the nearest feature point's cell.
 pub const CELLULAR_CELL_VALUE: u32 = 3;
+/// Distance metric: Euclidean.
 pub const METRIC_EUCLIDEAN: u32 = 0;
+/// Distance metric: squared Euclidean.
 pub const METRIC_EUCLIDEAN_SQUARED: u32 = 1;
+/// Distance metric: Manhattan (sum of absolute components).
 pub const METRIC_MANHATTAN: u32 = 2;
+/// Distance metric: Chebyshev (largest absolute component).
 pub const METRIC_CHEBYSHEV: u32 = 3;
 /// Cells searched on each side of the sample's cell.
 pub const CELLULAR_REACH: i32 = 2;
 const FAR: f32 = 1.0e9;
 
 #[inline(always)]
+/// CPU twin of `cellular_distance` in shaders/cellular.wgsl: length of offset `d` under `metric`.
 pub fn cellular_distance(d: [f32; 3], metric: u32) -> f32 {
     if metric == METRIC_MANHATTAN {
         return d[0].abs() + d[1].abs() + d[2].abs();
@@ -50,6 +59,7 @@ pub fn cellular_feature_2d(c: [i32; 2], seed_h: u32, jitter: f32) -> ([f32; 2], 
 }
 
 #[inline(always)]
+/// CPU twin of `cellular_feature_3d` in shaders/cellular.wgsl: the feature point of cell `c` and its cell value.
 pub fn cellular_feature_3d(c: [i32; 3], seed_h: u32, jitter: f32) -> ([f32; 3], f32) {
     let h = pcg4d([c[0] as u32, c[1] as u32, c[2] as u32, seed_h]);
     let p = [
@@ -76,6 +86,7 @@ pub fn cellular_result(f1: f32, f2: f32, value: f32, ret: u32) -> f32 {
 }
 
 #[allow(clippy::too_many_arguments)]
+/// CPU twin of `cellular_2d` in shaders/cellular.wgsl.
 pub fn cellular_2d(
     cell: [i32; 2],
     local: [f32; 2],
@@ -117,6 +128,7 @@ pub fn cellular_2d(
 }
 
 #[allow(clippy::too_many_arguments)]
+/// CPU twin of `cellular_3d` in shaders/cellular.wgsl.
 pub fn cellular_3d(
     cell: [i32; 3],
     local: [f32; 3],

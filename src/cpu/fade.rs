@@ -1,10 +1,14 @@
 //! Interpolation curves for lattice noise. Twin of `shaders/lib/fade.wgsl`.
 
+/// Fade curve: linear (t).
 pub const FADE_LINEAR: u32 = 0;
+/// Fade curve: cubic smoothstep 3t^2 - 2t^3.
 pub const FADE_CUBIC: u32 = 1;
+/// Fade curve: quintic 6t^5 - 15t^4 + 10t^3 (Perlin 2002).
 pub const FADE_QUINTIC: u32 = 2;
 
 #[inline(always)]
+/// CPU twin of `fade` in shaders/lib/fade.wgsl: applies fade curve `kind` to `t` in [0, 1].
 pub fn fade(t: f32, kind: u32) -> f32 {
     if kind == FADE_QUINTIC {
         return t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
@@ -16,6 +20,7 @@ pub fn fade(t: f32, kind: u32) -> f32 {
 }
 
 #[inline(always)]
+/// CPU twin of `lerp` in shaders/lib/fade.wgsl: linear interpolation from `a` to `b` by `t`.
 pub fn lerp(a: f32, b: f32, t: f32) -> f32 {
     a + t * (b - a)
 }

@@ -3,14 +3,18 @@
 use super::hash::{hash_2d, hash_3d, hash_to_signed, hash_to_unit, pcg, seed_hash, wrap_cell};
 use super::turns::{cos_turns, sin_turns};
 
+/// Upper bound on the impulses summed per cell.
 pub const GABOR_MAX_IMPULSES: u32 = 256;
 
 /// The uniform vectors of the kernel: k0 = (f0, pi a^2, cutoff, 1 / (1 - cutoff)),
 /// k1 = (radius, exp(-lambda), output scale, 0), dir = anisotropic direction.
 #[derive(Debug, Clone, Copy)]
 pub struct GaborKernel {
+    /// (f0, pi a^2, cutoff, 1 / (1 - cutoff)).
     pub k0: [f32; 4],
+    /// (radius, exp(-lambda), output scale, 0).
     pub k1: [f32; 4],
+    /// Anisotropic kernel direction.
     pub dir: [f32; 4],
 }
 
@@ -77,6 +81,7 @@ pub fn gabor_cell_2d(
     sum
 }
 
+/// CPU twin of `gabor_cell_3d` in shaders/gabor.wgsl: the impulses of one cell summed at the sample.
 pub fn gabor_cell_3d(
     h: u32,
     pos: [f32; 3],
@@ -154,6 +159,7 @@ pub fn gabor_sum_2d(
     sum
 }
 
+/// CPU twin of `gabor_sum_3d` in shaders/gabor.wgsl: the sum over the cells around the sample.
 pub fn gabor_sum_3d(
     cell: [i32; 3],
     local: [f32; 3],
@@ -187,6 +193,7 @@ pub fn gabor_sum_3d(
     sum
 }
 
+/// CPU twin of `gabor_2d` in shaders/gabor.wgsl.
 pub fn gabor_2d(
     cell: [i32; 2],
     local: [f32; 2],
@@ -198,6 +205,7 @@ pub fn gabor_2d(
     gabor_sum_2d(cell, local, seed, period, k, isotropic, false)[0] * k.k1[2]
 }
 
+/// CPU twin of `gabor_3d` in shaders/gabor.wgsl.
 pub fn gabor_3d(
     cell: [i32; 3],
     local: [f32; 3],

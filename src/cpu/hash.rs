@@ -45,11 +45,13 @@ pub fn seed_hash(seed: u32) -> u32 {
 }
 
 #[inline(always)]
+/// CPU twin of `hash_2d` in shaders/lib/hash.wgsl: hash of a 2D lattice cell under a seed hash.
 pub fn hash_2d(cell: [i32; 2], seed_h: u32) -> u32 {
     pcg(pcg(seed_h.wrapping_add(cell[0] as u32)).wrapping_add(cell[1] as u32))
 }
 
 #[inline(always)]
+/// CPU twin of `hash_3d` in shaders/lib/hash.wgsl: hash of a 3D lattice cell under a seed hash.
 pub fn hash_3d(cell: [i32; 3], seed_h: u32) -> u32 {
     pcg(
         pcg(pcg(seed_h.wrapping_add(cell[0] as u32)).wrapping_add(cell[1] as u32))
@@ -58,6 +60,7 @@ pub fn hash_3d(cell: [i32; 3], seed_h: u32) -> u32 {
 }
 
 #[inline(always)]
+/// CPU twin of `hash_4d` in shaders/lib/hash.wgsl: hash of a 4D lattice cell under a seed hash.
 pub fn hash_4d(cell: [i32; 4], seed_h: u32) -> u32 {
     pcg(pcg(
         pcg(pcg(seed_h.wrapping_add(cell[0] as u32)).wrapping_add(cell[1] as u32))

@@ -30,30 +30,46 @@
 
 use super::hash::{hash_2d, hash_4d, seed_hash};
 
+/// Variant: OpenSimplex2 (fast).
 pub const OS2_FAST: u32 = 0;
+/// Variant: OpenSimplex2S (smooth).
 pub const OS2_SMOOTH: u32 = 1;
 
+/// 2D skew factor (sqrt(3) - 1) / 2.
 pub const OS2_SKEW_2D: f32 = 0.366_025_42;
+/// 2D unskew factor (1 / sqrt(3) - 1) / 2.
 pub const OS2_UNSKEW_2D: f32 = -0.211_324_87;
+/// 1 / sqrt(3), used by the 3D rotation.
 pub const OS2_ROOT3OVER3: f32 = 0.577_350_26;
+/// 4D unskew factor for the fast variant.
 pub const OS2_UNSKEW_4D_FAST: f32 = 0.309_017;
+/// 4D unskew factor for the smooth variant.
 pub const OS2_UNSKEW_4D_SMOOTH: f32 = -0.138_196_6;
+/// Shift along every axis between successive 4D lattice copies.
 pub const OS2_LATTICE_STEP_4D: f32 = 0.2;
 /// Salt added to the seed hash per lattice copy (3D: 2 copies, 4D fast: 5 copies).
 pub const OS2_COPY_SALT: u32 = 0x9E37_79B9;
 /// Number of gradients in the 2D, 3D and 4D sets.
 pub const OS2_GRADS_2D: u32 = 24;
+/// Number of 3D gradients.
 pub const OS2_GRADS_3D: u32 = 48;
+/// Number of 4D gradients.
 pub const OS2_GRADS_4D: u32 = 160;
 /// Where the 4D smooth candidate table starts in `aux` (after the 160 x 4 gradients):
 /// 256 (start, count) pairs, then the candidate offsets, 4 floats each.
 pub const OS2_LOOKUP_4D: u32 = 640;
 
+/// Output scale that maps 2D fast to [-1, 1].
 pub const OS2_SCALE_2D_FAST: f32 = 99.836_85;
+/// Output scale that maps 2D smooth to [-1, 1].
 pub const OS2_SCALE_2D_SMOOTH: f32 = 18.241_962;
+/// Output scale that maps 3D fast to [-1, 1].
 pub const OS2_SCALE_3D_FAST: f32 = 41.423_18;
+/// Output scale that maps 3D smooth to [-1, 1].
 pub const OS2_SCALE_3D_SMOOTH: f32 = 11.867_175;
+/// Output scale that maps 4D fast to [-1, 1].
 pub const OS2_SCALE_4D_FAST: f32 = 45.440_93;
+/// Output scale that maps 4D smooth to [-1, 1].
 pub const OS2_SCALE_4D_SMOOTH: f32 = 8.986_824;
 
 #[inline(always)]
@@ -93,6 +109,7 @@ fn os2_vertex_2d(aux: &[f32], base: [i32; 2], v: [i32; 2], d0: [f32; 2], rsq: f3
     os2_falloff(a) * os2_grad_2d(aux, hash_2d(p, sh), d)
 }
 
+/// CPU twin of `opensimplex2_2d` in shaders/opensimplex2.wgsl.
 pub fn opensimplex2_2d(
     cell: [i32; 2],
     local: [f32; 2],
@@ -164,6 +181,7 @@ fn os2_vertex_3d(
     os2_falloff(a) * os2_grad_3d(aux, hash_4d(p, sh), d)
 }
 
+/// CPU twin of `opensimplex2_3d` in shaders/opensimplex2.wgsl.
 pub fn opensimplex2_3d(
     cell: [i32; 3],
     local: [f32; 3],
@@ -253,6 +271,7 @@ fn os2_vertex_4d(aux: &[f32], point: [i32; 4], p: [f32; 4], unskew: f32, rsq: f3
     os2_falloff(a) * os2_grad_4d(aux, hash_4d(point, sh), d)
 }
 
+/// CPU twin of `opensimplex2_4d` in shaders/opensimplex2.wgsl.
 pub fn opensimplex2_4d(
     cell: [i32; 4],
     local: [f32; 4],

@@ -3,7 +3,9 @@
 use super::fade::{fade, lerp};
 use super::hash::{hash_2d, hash_3d, hash_to_signed, hash_to_unit, pcg, seed_hash, wrap_cell};
 
+/// Gradient set: Perlin's improved fixed gradients.
 pub const GRADIENTS_IMPROVED: u32 = 0;
+/// Gradient set: random unit gradients from the hash.
 pub const GRADIENTS_RANDOM: u32 = 1;
 const INV_SQRT2: f32 = std::f32::consts::FRAC_1_SQRT_2;
 const TAU: f32 = std::f32::consts::TAU;
@@ -21,6 +23,7 @@ fn select(f: f32, t: f32, cond: bool) -> f32 {
 }
 
 #[inline(always)]
+/// CPU twin of `perlin_grad_2d` in shaders/perlin.wgsl: dot of the hashed gradient with offset `d`.
 pub fn perlin_grad_2d(h: u32, d: [f32; 2], gradients: u32) -> f32 {
     if gradients == GRADIENTS_RANDOM {
         let angle = hash_to_unit(h) * TAU;
@@ -50,6 +53,7 @@ fn perlin_corner_2d(
     )
 }
 
+/// CPU twin of `perlin_2d` in shaders/perlin.wgsl.
 pub fn perlin_2d(
     cell: [i32; 2],
     local: [f32; 2],
@@ -72,6 +76,7 @@ pub fn perlin_2d(
 }
 
 #[inline(always)]
+/// CPU twin of `perlin_grad_3d` in shaders/perlin.wgsl: dot of the hashed gradient with offset `d`.
 pub fn perlin_grad_3d(h: u32, d: [f32; 3], gradients: u32) -> f32 {
     if gradients == GRADIENTS_RANDOM {
         let z = hash_to_signed(h);
@@ -99,6 +104,7 @@ fn perlin_corner_3d(
     perlin_grad_3d(h, [0, 1, 2].map(|k| f[k] - offset[k] as f32), gradients)
 }
 
+/// CPU twin of `perlin_3d` in shaders/perlin.wgsl.
 pub fn perlin_3d(
     cell: [i32; 3],
     local: [f32; 3],

@@ -4,6 +4,7 @@
 use super::gabor::{gabor_sum_2d, gabor_sum_3d, GaborKernel};
 use super::turns::{atan2_turns, phase_profile};
 
+/// CPU twin of `phasor_2d` in shaders/phasor.wgsl.
 pub fn phasor_2d(
     cell: [i32; 2],
     local: [f32; 2],
@@ -17,6 +18,7 @@ pub fn phasor_2d(
     phase_profile(atan2_turns(z[1], z[0]), profile)
 }
 
+/// CPU twin of `phasor_3d` in shaders/phasor.wgsl.
 pub fn phasor_3d(
     cell: [i32; 3],
     local: [f32; 3],

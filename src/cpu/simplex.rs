@@ -8,14 +8,23 @@
 use super::hash::{hash_2d, hash_3d, hash_4d, seed_hash};
 use super::perlin::{perlin_grad_2d, perlin_grad_3d, GRADIENTS_IMPROVED};
 
+/// 2D skew factor (sqrt(3) - 1) / 2.
 pub const SIMPLEX_F2: f32 = 0.366_025_42;
+/// 2D unskew factor (3 - sqrt(3)) / 6.
 pub const SIMPLEX_G2: f32 = 0.211_324_87;
+/// Output scale that maps 2D simplex to [-1, 1].
 pub const SIMPLEX_SCALE_2D: f32 = 100.039;
+/// 3D skew factor 1 / 3.
 pub const SIMPLEX_F3: f32 = 1.0 / 3.0;
+/// 3D unskew factor 1 / 6.
 pub const SIMPLEX_G3: f32 = 1.0 / 6.0;
+/// Output scale that maps 3D simplex to [-1, 1].
 pub const SIMPLEX_SCALE_3D: f32 = 46.2385;
+/// 4D skew factor (sqrt(5) - 1) / 4.
 pub const SIMPLEX_F4: f32 = 0.309_017;
+/// 4D unskew factor (5 - sqrt(5)) / 20.
 pub const SIMPLEX_G4: f32 = 0.138_196_6;
+/// Output scale that maps 4D simplex to [-1, 1].
 pub const SIMPLEX_SCALE_4D: f32 = 47.156_27;
 const INV_SQRT3: f32 = 0.577_350_26;
 
@@ -26,6 +35,7 @@ fn simplex_corner_2d(d: [f32; 2], h: u32) -> f32 {
     t2 * t2 * perlin_grad_2d(h, d, GRADIENTS_IMPROVED)
 }
 
+/// CPU twin of `simplex_2d` in shaders/simplex.wgsl.
 pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed: u32) -> f32 {
     let s = (local[0] + local[1]) * SIMPLEX_F2;
     let fl = [super::floor(local[0] + s), super::floor(local[1] + s)];
@@ -62,6 +72,7 @@ fn simplex_corner_3d(d: [f32; 3], h: u32) -> f32 {
     t2 * t2 * perlin_grad_3d(h, d, GRADIENTS_IMPROVED)
 }
 
+/// CPU twin of `simplex_3d` in shaders/simplex.wgsl.
 pub fn simplex_3d(cell: [i32; 3], local: [f32; 3], seed: u32) -> f32 {
     let s = (local[0] + local[1] + local[2]) * SIMPLEX_F3;
     let fl = local.map(|v| super::floor(v + s));
@@ -115,6 +126,7 @@ fn simplex_corner_4d(d: [f32; 4], h: u32) -> f32 {
     t2 * t2 * simplex_grad_4d(h, d)
 }
 
+/// CPU twin of `simplex_4d` in shaders/simplex.wgsl.
 pub fn simplex_4d(cell: [i32; 4], local: [f32; 4], seed: u32) -> f32 {
     let s = ((local[0] + local[1]) + (local[2] + local[3])) * SIMPLEX_F4;
     let fl = local.map(|v| (v + s).floor());

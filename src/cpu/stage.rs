@@ -7,8 +7,11 @@ use super::combine::combine_op;
 use crate::family::{SamplePoint, Sampler};
 use crate::graph::{CombineUniform, StageUniform};
 
+/// Fractal kind: fBm (octaves summed unchanged).
 pub const FRACTAL_FBM: u32 = 0;
+/// Fractal kind: ridged, (1 - |n|)^2 per octave.
 pub const FRACTAL_RIDGED: u32 = 1;
+/// Fractal kind: billow, 2|n| - 1 per octave.
 pub const FRACTAL_BILLOW: u32 = 2;
 
 /// Per-octave remap: identity (fBm), (1 - |n|)^2 (ridged), 2|n| - 1 (billow).
@@ -28,9 +31,13 @@ pub fn fractal_remap(n: f32, kind: u32) -> f32 {
 /// chain evaluated per pixel (a fused warp; twin of `inline_field<axis>` in the assembled
 /// WGSL).
 pub enum DisplaceInput<'a> {
+    /// A materialized displacement field, one value per pixel.
     Field(&'a [f32]),
+    /// A generator chain evaluated at each pixel (fused warp).
     Inline {
+        /// Uniforms of the inlined generator stage.
         uniform: &'a StageUniform,
+        /// The family sampler the inlined stage evaluates.
         sample: &'a Sampler,
     },
 }

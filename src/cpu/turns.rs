@@ -17,9 +17,13 @@ const ATAN_TURNS_C4: f32 = 0.0125732114;
 const ATAN_TURNS_C5: f32 = -0.00526886224;
 const ATAN_TURNS_C6: f32 = 0.00105969907;
 
+/// Wave profile: sine.
 pub const PROFILE_SINE: u32 = 0;
+/// Wave profile: triangle.
 pub const PROFILE_TRIANGLE: u32 = 1;
+/// Wave profile: sawtooth.
 pub const PROFILE_SAWTOOTH: u32 = 2;
+/// Wave profile: square.
 pub const PROFILE_SQUARE: u32 = 3;
 
 /// sin(2 pi t) for any t.

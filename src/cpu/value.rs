@@ -11,6 +11,7 @@ fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {
     ))
 }
 
+/// CPU twin of `value_2d` in shaders/value.wgsl.
 pub fn value_2d(
     cell: [i32; 2],
     local: [f32; 2],
@@ -46,6 +47,7 @@ fn value_corner_3d(c: [i32; 3], period: [i32; 3], seed_h: u32) -> f32 {
     ))
 }
 
+/// CPU twin of `value_3d` in shaders/value.wgsl.
 pub fn value_3d(
     cell: [i32; 3],
     local: [f32; 3],

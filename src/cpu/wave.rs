@@ -6,10 +6,13 @@ use super::turns::{atan2_turns, cos_turns, phase_profile, sin_turns};
 
 /// 1 / 65536, exact: a multiply by it equals a divide by 65536.
 pub const WAVE_INV_FIXED_ONE: f32 = 1.0 / 65536.0;
+/// Mask of the 16 fractional bits of a fixed-point phase.
 pub const WAVE_FRACTION_MASK: u32 = 0xFFFF;
+/// Floats per wave in the host-computed table.
 pub const WAVE_TABLE_STRIDE: usize = 4;
 
 #[inline(always)]
+/// CPU twin of `wave_shift` in shaders/wave.wgsl: per-seed offset added (wrapping) to the lattice cell.
 pub fn wave_shift(seed: u32) -> [u32; 3] {
     let s0 = pcg(seed_hash(seed).wrapping_add(1));
     let s1 = pcg(s0);
@@ -26,6 +29,7 @@ fn wave_finish(re: f32, im: f32, amplitude: f32, profile: u32, use_profile: bool
 }
 
 #[allow(clippy::too_many_arguments)]
+/// CPU twin of `wave_2d` in shaders/wave.wgsl.
 pub fn wave_2d(
     cell: [i32; 2],
     local: [f32; 2],
@@ -56,6 +60,7 @@ pub fn wave_2d(
 }
 
 #[allow(clippy::too_many_arguments)]
+/// CPU twin of `wave_3d` in shaders/wave.wgsl.
 pub fn wave_3d(
     cell: [i32; 3],
     local: [f32; 3],

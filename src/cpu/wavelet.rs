@@ -4,6 +4,7 @@
 use super::hash::{pcg, seed_hash};
 
 #[inline(always)]
+/// CPU twin of `wavelet_shift` in shaders/wavelet.wgsl: per-seed offset added (wrapping) to the tile cell.
 pub fn wavelet_shift(seed: u32) -> [u32; 3] {
     let s0 = pcg(seed_hash(seed).wrapping_add(2));
     let s1 = pcg(s0);
@@ -21,6 +22,7 @@ pub fn wavelet_weights(p: f32) -> [f32; 3] {
     [w0, 1.0 - w0 - w2, w2]
 }
 
+/// CPU twin of `wavelet_2d` in shaders/wavelet.wgsl.
 pub fn wavelet_2d(cell: [i32; 2], local: [f32; 2], seed: u32, n: u32, aux: &[f32]) -> f32 {
     let mask = n - 1;
     let shift = wavelet_shift(seed);
@@ -43,6 +45,7 @@ pub fn wavelet_2d(cell: [i32; 2], local: [f32; 2], seed: u32, n: u32, aux: &[f32
     sum
 }
 
+/// CPU twin of `wavelet_3d` in shaders/wavelet.wgsl.
 pub fn wavelet_3d(cell: [i32; 3], local: [f32; 3], seed: u32, n: u32, aux: &[f32]) -> f32 {
     let mask = n - 1;
     let shift = wavelet_shift(seed);
