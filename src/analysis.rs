@@ -9,13 +9,19 @@ use crate::field::Field;
 /// Moments and a histogram of a set of samples.
 #[derive(Debug, Clone)]
 pub struct Stats {
+    /// Number of samples.
     pub count: usize,
+    /// Arithmetic mean.
     pub mean: f64,
+    /// Standard deviation.
     pub std: f64,
+    /// Smallest sample.
     pub min: f64,
+    /// Largest sample.
     pub max: f64,
     /// Fourth standardized moment minus 3 (0 for a Gaussian).
     pub excess_kurtosis: f64,
+    /// Third standardized moment (0 for a symmetric distribution).
     pub skewness: f64,
     /// Counts of `bins` equal-width bins over [min, max].
     pub histogram: Vec<u64>,
@@ -64,8 +70,11 @@ pub fn stats(data: &[f32], bins: usize) -> Stats {
 /// The 2D power spectrum |FFT|^2 of one slice of a field (mean removed), unshifted:
 /// index (u, v) holds frequency (u, v) cycles per image, wrapping to negative above half.
 pub struct PowerSpectrum {
+    /// Spectrum width in frequency bins (the slice width in pixels).
     pub width: usize,
+    /// Spectrum height in frequency bins (the slice height in pixels).
     pub height: usize,
+    /// Power per (u, v) bin, row-major with u fastest.
     pub power: Vec<f64>,
 }
 
@@ -192,6 +201,7 @@ pub enum DerivativeView {
 }
 
 impl DerivativeView {
+    /// Parses a view name (`slope` or `curvature`); `None` if unknown.
     pub fn parse(name: &str) -> Option<DerivativeView> {
         match name {
             "slope" => Some(DerivativeView::Slope),

@@ -17,7 +17,9 @@ use crate::graph::{
 pub enum Backend {
     /// The GPU when an adapter exists (a CPU adapter such as lavapipe counts), else the CPU.
     Auto,
+    /// The GPU; fails when no adapter exists.
     Gpu,
+    /// The CPU reference path.
     Cpu,
 }
 
@@ -135,7 +137,9 @@ pub fn run_cpu(plan: &Plan, view: &View, options: &RunOptions) -> Result<Field> 
 
 /// An executor chosen once: a GPU context or the CPU path.
 pub enum Executor {
+    /// Runs on this GPU context.
     Gpu(Arc<GpuContext>),
+    /// Runs on the CPU reference path.
     Cpu,
 }
 
@@ -165,6 +169,7 @@ impl Executor {
         }
     }
 
+    /// Runs `plan` over `view` and returns its target field.
     pub fn run(&self, plan: &Plan, view: &View, options: &RunOptions) -> Result<Field> {
         match self {
             Executor::Gpu(ctx) => ctx.run(plan, view, options),
@@ -172,6 +177,7 @@ impl Executor {
         }
     }
 
+    /// Runs `plan` over `view` and returns the fields of the stages listed in `which`, in that order.
     pub fn run_stages(
         &self,
         plan: &Plan,

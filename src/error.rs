@@ -8,7 +8,9 @@ use std::fmt;
 pub struct GraphIssue {
     /// The node id, or `None` for a graph-level field (`seed`, `output`, `nodes`).
     pub node: Option<String>,
+    /// The field the problem is about.
     pub field: String,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -50,23 +52,37 @@ impl std::error::Error for GraphErrors {}
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{0}")]
+    /// The graph failed validation.
     Graph(#[from] GraphErrors),
     #[error("invalid request: {0}")]
+    /// A request (view, format, option) was invalid.
     InvalidRequest(String),
     #[error("no GPU adapter found (wgpu found none on any backend); use the CPU path (--backend cpu) or install a Vulkan driver such as Mesa's lavapipe (apt-get install mesa-vulkan-drivers)")]
+    /// No GPU adapter was found.
     NoAdapter,
     #[error("GPU error: {0}")]
+    /// A GPU operation failed.
     Gpu(String),
     #[error("{0}")]
+    /// A request exceeds a size or device limit.
     Limit(String),
     #[error("I/O error on {path}: {source}")]
+    /// Reading or writing a file failed.
     Io {
+        /// The file's path.
         path: String,
         #[source]
+        /// The underlying I/O error.
         source: std::io::Error,
     },
     #[error("image encoding failed for {path}: {message}")]
-    Encode { path: String, message: String },
+    /// Encoding an image failed.
+    Encode {
+        /// The file's path.
+        path: String,
+        /// The encoder's message.
+        message: String,
+    },
 }
 
 impl Error {
@@ -79,4 +95,5 @@ impl Error {
     }
 }
 
+/// The library's result type, with [`Error`] by default.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

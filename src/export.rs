@@ -23,6 +23,7 @@ pub enum Format {
 }
 
 impl Format {
+    /// Parses a format name (`png`, `png16`, `exr`, `npy`).
     pub fn parse(name: &str) -> Result<Format> {
         match name {
             "png" => Ok(Format::Png),
@@ -47,6 +48,7 @@ impl Format {
             ))),
         }
     }
+    /// The format's name, as [`Format::parse`] accepts it.
     pub fn name(self) -> &'static str {
         match self {
             Format::Png => "png",
@@ -307,6 +309,7 @@ impl StreamWriter {
         Ok(())
     }
 
+    /// The format being written.
     pub fn format(&self) -> Format {
         self.format
     }

@@ -3,13 +3,18 @@
 /// A width x height x depth grid of samples, x fastest, then y, then z.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
+    /// Width in samples (x).
     pub width: u32,
+    /// Height in samples (y).
     pub height: u32,
+    /// Depth in samples (z); 1 for an image.
     pub depth: u32,
+    /// The samples, x fastest, then y, then z.
     pub data: Vec<f32>,
 }
 
 impl Field {
+    /// Wraps `data`, which must hold width x height x depth samples.
     pub fn new(width: u32, height: u32, depth: u32, data: Vec<f32>) -> Self {
         debug_assert_eq!(
             data.len(),
@@ -23,6 +28,7 @@ impl Field {
         }
     }
 
+    /// The sample at (x, y, z).
     pub fn get(&self, x: u32, y: u32, z: u32) -> f32 {
         self.data
             [((z as usize * self.height as usize) + y as usize) * self.width as usize + x as usize]

@@ -21,18 +21,23 @@ pub struct StageParity {
     pub max_abs: f32,
     /// Pixels over the tolerance (NaN counts).
     pub over: usize,
+    /// Pixels compared.
     pub total: usize,
     /// The fraction of pixels allowed over the tolerance: 0 for continuous families, a
     /// small fraction for those with documented discontinuities.
     pub allowed_fraction: f64,
+    /// The stage's field from the GPU.
     pub gpu: Field,
+    /// The stage's field from the CPU reference path.
     pub cpu: Field,
 }
 
 impl StageParity {
+    /// The fraction of pixels over the tolerance.
     pub fn fraction_over(&self) -> f64 {
         self.over as f64 / self.total.max(1) as f64
     }
+    /// Whether the stage passes: no NaN and no more pixels over the tolerance than allowed.
     pub fn passed(&self) -> bool {
         if self.allowed_fraction == 0.0 {
             self.over == 0

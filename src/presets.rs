@@ -6,8 +6,11 @@ use crate::graph::NoiseGraph;
 
 /// A named graph with a one-line description.
 pub struct Preset {
+    /// The preset's name.
     pub name: &'static str,
+    /// A one-line description.
     pub description: &'static str,
+    /// The graph, in the JSON format.
     pub json: &'static str,
 }
 

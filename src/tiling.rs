@@ -8,17 +8,24 @@ use crate::graph::View;
 /// smaller when the size is not a multiple of the tile size).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TileGrid {
+    /// Image size in pixels (x, y).
     pub size: [u32; 2],
+    /// Tile size in pixels (x, y).
     pub tile: [u32; 2],
 }
 
 /// One tile: its column and row in the grid, pixel offset and size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tile {
+    /// Row-major index of the tile in the grid.
     pub index: usize,
+    /// Column in the grid.
     pub column: u32,
+    /// Row in the grid.
     pub row: u32,
+    /// Pixel offset of the tile's corner (x, y).
     pub offset: [u32; 2],
+    /// Tile size in pixels (x, y).
     pub size: [u32; 2],
 }
 
@@ -37,12 +44,15 @@ impl TileGrid {
             ],
         }
     }
+    /// Number of tile columns.
     pub fn columns(&self) -> u32 {
         self.size[0].div_ceil(self.tile[0])
     }
+    /// Number of tile rows.
     pub fn rows(&self) -> u32 {
         self.size[1].div_ceil(self.tile[1])
     }
+    /// Total number of tiles.
     pub fn count(&self) -> usize {
         self.columns() as usize * self.rows() as usize
     }
@@ -62,6 +72,7 @@ impl TileGrid {
             ],
         }
     }
+    /// Every tile, in row-major order.
     pub fn tiles(&self) -> impl Iterator<Item = Tile> + '_ {
         (0..self.count()).map(|i| self.tile(i))
     }
@@ -82,7 +93,9 @@ impl Tile {
 /// `u % count`, so shares differ in size by at most one unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
+    /// This share's 0-based index.
     pub index: u32,
+    /// Number of shares.
     pub count: u32,
 }
 

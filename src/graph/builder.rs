@@ -30,6 +30,7 @@ pub struct NodeBuilder<'a> {
 }
 
 impl GraphBuilder {
+    /// An empty graph with seed `seed`.
     pub fn new(seed: u32) -> Self {
         GraphBuilder {
             seed,

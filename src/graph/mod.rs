@@ -18,9 +18,11 @@ use crate::family;
 /// [`GraphBuilder`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoiseGraph {
+    /// The graph's base seed.
     pub seed: u32,
     /// The node baked by default.
     pub output: String,
+    /// The nodes, in declaration order.
     pub nodes: Vec<Node>,
 }
 
@@ -50,6 +52,7 @@ impl NoiseGraph {
         }
     }
 
+    /// The node with id `id`, if any.
     pub fn node(&self, id: &str) -> Option<&Node> {
         self.nodes.iter().find(|n| n.id == id)
     }
