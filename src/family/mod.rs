@@ -36,12 +36,28 @@ pub const COMMON_FAMILY_FIELDS: &[&str] = &[
 #[derive(Debug, Clone, Copy)]
 pub enum ParamKind {
     /// A finite number in `[min, max]`.
-    Number { default: f64, min: f64, max: f64 },
+    Number {
+        /// The value used when the parameter is omitted.
+        default: f64,
+        /// Smallest accepted value.
+        min: f64,
+        /// Largest accepted value.
+        max: f64,
+    },
     /// An integer in `[min, max]`.
-    Integer { default: i64, min: i64, max: i64 },
+    Integer {
+        /// The value used when the parameter is omitted.
+        default: i64,
+        /// Smallest accepted value.
+        min: i64,
+        /// Largest accepted value.
+        max: i64,
+    },
     /// One of a fixed list of names; the index is what kernels see.
     Choice {
+        /// The accepted names, in kernel index order.
         options: &'static [&'static str],
+        /// The name used when the parameter is omitted.
         default: &'static str,
     },
 }
@@ -49,15 +65,20 @@ pub enum ParamKind {
 /// A family-specific parameter: its JSON name, kind and a one-line explanation.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamSpec {
+    /// The parameter's name in the JSON node.
     pub name: &'static str,
+    /// Its kind, bounds and default.
     pub kind: ParamKind,
+    /// A one-line explanation.
     pub help: &'static str,
 }
 
 /// A parameter value after validation (defaults filled in).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ParamValue {
+    /// A number.
     Number(f64),
+    /// An integer.
     Integer(i64),
     /// Index into the options of a `Choice`.
     Choice(u32),
@@ -66,6 +87,7 @@ pub enum ParamValue {
 /// Validated family parameters, keyed by name, every declared parameter present.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FamilyParams {
+    /// Each declared parameter's value, keyed by its name.
     pub values: BTreeMap<String, ParamValue>,
 }
 
@@ -78,12 +100,14 @@ impl FamilyParams {
             other => panic!("family parameter {name} is not a number: {other:?}"),
         }
     }
+    /// The integer named `name` (panics only on a programming error: the name is not declared).
     pub fn integer(&self, name: &str) -> i64 {
         match self.values.get(name) {
             Some(ParamValue::Integer(v)) => *v,
             other => panic!("family parameter {name} is not an integer: {other:?}"),
         }
     }
+    /// The choice index named `name` (panics only on a programming error: the name is not declared).
     pub fn choice(&self, name: &str) -> u32 {
         match self.values.get(name) {
             Some(ParamValue::Choice(v)) => *v,
@@ -101,9 +125,13 @@ pub type FamilyUniforms = [f32; 16];
 /// to it, already scaled by frequency. `period` is 0 on axes that do not tile.
 #[derive(Debug, Clone, Copy)]
 pub struct SamplePoint {
+    /// Integer lattice offset (family-specific meaning).
     pub cell: [i32; 4],
+    /// Position relative to `cell`, already scaled by frequency.
     pub local: [f32; 4],
+    /// The seed the sample is hashed with.
     pub seed: u32,
+    /// Period in lattice cells per axis; 0 on axes that do not tile.
     pub period: [i32; 4],
 }
 
@@ -252,10 +280,11 @@ pub const FADE_PARAM: ParamSpec = ParamSpec {
     help: "interpolation curve: linear (C0), cubic 3t^2-2t^3 (C1, Perlin 1985), quintic (C2, Perlin 2002)",
 };
 
-/// Helper for twins: the first two / three components of an array.
+/// Helper for twins: the first two components of an array.
 pub fn xy<T: Copy>(v: [T; 4]) -> [T; 2] {
     [v[0], v[1]]
 }
+/// Helper for twins: the first three components of an array.
 pub fn xyz<T: Copy>(v: [T; 4]) -> [T; 3] {
     [v[0], v[1], v[2]]
 }
