@@ -9,9 +9,11 @@ pub struct FamilyNode {
     pub family: String,
     /// Lattice cells per unit, per axis (x, y, z, w).
     pub frequency: [f64; 4],
+    /// Added (wrapping) to the graph seed.
     pub seed_offset: i64,
     /// Added to the position before scaling by frequency.
     pub offset: [f64; 4],
+    /// Dimension the family is evaluated in (2, 3 or 4, as the family supports).
     pub dims: u32,
     /// Slice coordinate of a 3D or 4D family (added to the view's z origin).
     pub z: f64,
@@ -19,10 +21,12 @@ pub struct FamilyNode {
     pub w: f64,
     /// Lattice period in cells per axis (tileable output), when set.
     pub period: Option<[u32; 4]>,
+    /// The family-specific parameters, validated.
     pub params: FamilyParams,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// How a fractal node remaps and sums its octaves.
 pub enum FractalKind {
     /// Plain sum of octaves.
     Fbm,
@@ -33,6 +37,7 @@ pub enum FractalKind {
 }
 
 impl FractalKind {
+    /// The kind's JSON `type` name (`fbm`, `ridged`, `billow`).
     pub fn name(self) -> &'static str {
         match self {
             FractalKind::Fbm => "fbm",
@@ -53,54 +58,82 @@ impl FractalKind {
 /// Octaves of a family node: frequency lacunarity^k, amplitude gain^k, seed + k.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FractalNode {
+    /// Octave remap: fBm, ridged or billow.
     pub kind: FractalKind,
+    /// Id of the family node the octaves sample.
     pub source: String,
+    /// Number of octaves.
     pub octaves: u32,
+    /// Frequency multiplier per octave.
     pub lacunarity: f64,
+    /// Amplitude multiplier per octave.
     pub gain: f64,
+    /// Added (wrapping) to the graph seed, on top of the source's offset.
     pub seed_offset: i64,
+    /// Added to the position (x, y, z, w), on top of the source's offset.
     pub offset: [f64; 4],
 }
 
 /// A generator evaluated at p + amplitude * (d_x, d_y[, d_z]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WarpNode {
+    /// Id of the generator (family or fractal node) that is warped.
     pub source: String,
+    /// Ids of the displacement nodes, one per displaced axis (x, y[, z]).
     pub displace: Vec<String>,
+    /// Scale applied to the displacement values (position units).
     pub amplitude: f64,
 }
 
 /// Point-wise operations on materialized fields.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PointwiseOp {
+    /// a + b.
     Add,
+    /// a - b.
     Sub,
+    /// a * b.
     Mul,
+    /// The smaller of a and b.
     Min,
+    /// The larger of a and b.
     Max,
     /// a + (b - a) * t, with inputs [a, b, t].
     Mix,
+    /// |a|.
     Abs,
+    /// -a.
     Neg,
+    /// a clamped to [min, max].
     Clamp {
+        /// Lower bound.
         min: f64,
+        /// Upper bound.
         max: f64,
     },
     /// Linear map of [from0, from1] onto [to0, to1].
     Remap {
+        /// Source range [from0, from1].
         from: [f64; 2],
+        /// Target range [to0, to1].
         to: [f64; 2],
     },
+    /// A constant field (no inputs).
     Constant {
+        /// The value of every sample.
         value: f64,
     },
+    /// a * scale + bias.
     ScaleBias {
+        /// Multiplier.
         scale: f64,
+        /// Added after scaling.
         bias: f64,
     },
 }
 
 impl PointwiseOp {
+    /// The operation's JSON `type` name.
     pub fn name(&self) -> &'static str {
         match self {
             PointwiseOp::Add => "add",
@@ -153,6 +186,7 @@ impl PointwiseOp {
             PointwiseOp::ScaleBias { scale, bias } => (9, [scale as f32, bias as f32, 0.0, 0.0]),
         }
     }
+    /// Every point-wise operation's JSON `type` name.
     pub const NAMES: &'static [&'static str] = &[
         "add",
         "sub",
@@ -172,22 +206,31 @@ impl PointwiseOp {
 /// A point-wise node: an operation and its input fields.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointwiseNode {
+    /// The operation.
     pub op: PointwiseOp,
+    /// Ids of the input nodes, in the operation's argument order.
     pub inputs: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
+/// What a node computes.
 pub enum NodeKind {
+    /// A noise family sampled directly.
     Family(FamilyNode),
+    /// Octaves of a family node.
     Fractal(FractalNode),
+    /// A generator with a displaced sample position.
     Warp(WarpNode),
+    /// A point-wise operation on other nodes' fields.
     Pointwise(PointwiseNode),
 }
 
 /// A node: its id and what it computes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
+    /// The node's unique id.
     pub id: String,
+    /// What the node computes.
     pub kind: NodeKind,
 }
 
