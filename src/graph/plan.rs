@@ -17,7 +17,9 @@ use crate::family::{self, Family};
 pub struct View {
     /// Width, height, depth (depth 1 for an image): the size of the field a run produces.
     pub size: [u32; 3],
+    /// Position of pixel (0, 0, 0), in input space (x, y, z).
     pub origin: [f64; 3],
+    /// Size of the covered region along x, y, z, in input space.
     pub extent: [f64; 3],
     /// When set, this view renders only a window of a larger view (a tile). The lattice
     /// split and per-pixel step are those of the larger view, so tiles stitch bit for bit.
@@ -28,7 +30,9 @@ pub struct View {
 /// of the tile samples `origin + (offset + (x, y, z)) * extent / full_size`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
+    /// Pixel offset of the tile's pixel (0, 0, 0) in the larger view.
     pub offset: [u32; 3],
+    /// Size in pixels of the larger view.
     pub full_size: [u32; 3],
 }
 
@@ -51,10 +55,12 @@ impl View {
             window: None,
         }
     }
+    /// The same view with its origin set to `origin`.
     pub fn with_origin(mut self, origin: [f64; 3]) -> Self {
         self.origin = origin;
         self
     }
+    /// The same view with its extent set to `extent`.
     pub fn with_extent(mut self, extent: [f64; 3]) -> Self {
         self.extent = extent;
         self
@@ -85,9 +91,11 @@ impl View {
     pub fn pixel_offset(&self) -> [u32; 3] {
         self.window.map_or([0; 3], |w| w.offset)
     }
+    /// Number of pixels (voxels) the view produces.
     pub fn pixel_count(&self) -> u64 {
         self.size.iter().map(|&s| s as u64).product()
     }
+    /// Whether the view has more than one z slice.
     pub fn is_volume(&self) -> bool {
         self.size[2] > 1
     }
@@ -141,8 +149,11 @@ pub struct OctaveUniform {
     pub warp: [f32; 4],
     /// Lattice period in cells per axis, 0 when the axis does not tile.
     pub period: [i32; 4],
+    /// The octave's seed (stage seed + octave index).
     pub seed: u32,
+    /// The octave's amplitude, gain^k.
     pub amp: f32,
+    /// Padding to the WGSL layout.
     pub _pad: [u32; 2],
 }
 
@@ -161,6 +172,7 @@ pub struct StageUniform {
     pub scalars: [f32; 4],
     /// Family parameters (see `Family::uniforms`).
     pub family: [f32; 16],
+    /// Per-octave data; the first `octave_count` entries are used.
     pub octaves: [OctaveUniform; MAX_OCTAVES_USIZE],
 }
 
@@ -170,9 +182,11 @@ const MAX_OCTAVES_USIZE: usize = super::MAX_OCTAVES as usize;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct CombineUniform {
+    /// Width, height, depth, then unused.
     pub size: [u32; 4],
     /// Op code, then unused.
     pub op: [u32; 4],
+    /// The op's constants (see `PointwiseOp::code_and_constants`).
     pub constants: [f32; 4],
 }
 
@@ -187,6 +201,7 @@ pub enum Displacement {
     Inline {
         /// The displacement node (a family or fractal node).
         node: String,
+        /// The displacement node's generator chain.
         chain: Box<GenerateStage>,
     },
 }
@@ -194,11 +209,15 @@ pub enum Displacement {
 /// A generator chain: a family, optionally summed over octaves, optionally warped.
 #[derive(Clone)]
 pub struct GenerateStage {
+    /// The noise family sampled.
     pub family: &'static dyn Family,
+    /// The family node (frequency, offsets, parameters).
     pub source: FamilyNode,
+    /// The fractal node summing octaves of the family, if any.
     pub fractal: Option<FractalNode>,
     /// One entry per displaced axis (empty when not warped).
     pub displace: Vec<Displacement>,
+    /// Warp amplitude that scales the displacements (position units).
     pub amplitude: f64,
 }
 
@@ -215,9 +234,17 @@ impl std::fmt::Debug for GenerateStage {
 }
 
 #[derive(Debug, Clone)]
+/// What a stage computes.
 pub enum StageKind {
+    /// A generator chain (family, fractal, warp).
     Generate(Box<GenerateStage>),
-    Combine { op: PointwiseOp, inputs: Vec<usize> },
+    /// A point-wise operation on materialized fields.
+    Combine {
+        /// The operation.
+        op: PointwiseOp,
+        /// Indices of the input stages, in argument order.
+        inputs: Vec<usize>,
+    },
 }
 
 /// One compute dispatch (or a few, for split octaves) that writes one field.
@@ -225,6 +252,7 @@ pub enum StageKind {
 pub struct Stage {
     /// The node this stage materializes.
     pub node: String,
+    /// What the stage computes.
     pub kind: StageKind,
 }
 
@@ -245,10 +273,13 @@ impl Default for PlanOptions {
 /// The ordered stages that compute a node; inputs always come before their users.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// The graph's seed.
     pub seed: u32,
+    /// The stages, each after the stages it reads.
     pub stages: Vec<Stage>,
     /// Index of the stage holding the requested node.
     pub target: usize,
+    /// The planner choices the plan was built with.
     pub options: PlanOptions,
 }
 
@@ -279,9 +310,11 @@ pub fn octave_passes(octaves: u32, pixels: u64, budget: u64) -> Vec<(u32, u32)> 
 }
 
 impl GenerateStage {
+    /// Dimension the family is evaluated in (2, 3 or 4).
     pub fn dims(&self) -> u32 {
         self.source.dims
     }
+    /// Number of octaves (1 without a fractal node).
     pub fn octave_count(&self) -> u32 {
         self.fractal.as_ref().map_or(1, |f| f.octaves)
     }
