@@ -59,7 +59,7 @@ pub fn cellular_feature_2d(c: [i32; 2], seed_h: u32, jitter: f32) -> ([f32; 2], 
 }
 
 #[inline(always)]
-/// CPU twin of `cellular_feature_3d` in shaders/cellular.wgsl: the feature point of cell `c` and its cell value.
+/// CPU twin of `cellular_feature_3d` in shaders/cellular.wgsl: feature point of (wrapped) cell `c` relative to its corner, and the cell's value.
 pub fn cellular_feature_3d(c: [i32; 3], seed_h: u32, jitter: f32) -> ([f32; 3], f32) {
     let h = pcg4d([c[0] as u32, c[1] as u32, c[2] as u32, seed_h]);
     let p = [
