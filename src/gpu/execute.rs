@@ -39,6 +39,27 @@ fn texture_usage() -> wgpu::TextureUsages {
         | wgpu::TextureUsages::COPY_DST
 }
 
+fn field_texture_descriptor<'a>(view: &View, label: &'a str) -> wgpu::TextureDescriptor<'a> {
+    wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: view.size[0],
+            height: view.size[1],
+            depth_or_array_layers: view.size[2],
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: if view.is_volume() {
+            wgpu::TextureDimension::D3
+        } else {
+            wgpu::TextureDimension::D2
+        },
+        format: wgpu::TextureFormat::R32Float,
+        usage: texture_usage(),
+        view_formats: &[],
+    }
+}
+
 impl GpuContext {
     /// Checks that a view fits this device's limits; the error names the limit.
     pub fn check_view(&self, view: &View) -> Result<()> {
@@ -61,24 +82,16 @@ impl GpuContext {
     }
 
     pub(crate) fn create_field_texture(&self, view: &View, label: &str) -> wgpu::Texture {
-        self.device().create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d {
-                width: view.size[0],
-                height: view.size[1],
-                depth_or_array_layers: view.size[2],
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: if view.is_volume() {
-                wgpu::TextureDimension::D3
-            } else {
-                wgpu::TextureDimension::D2
-            },
-            format: wgpu::TextureFormat::R32Float,
-            usage: texture_usage(),
-            view_formats: &[],
-        })
+        self.device()
+            .create_texture(&field_texture_descriptor(view, label))
+    }
+
+    /// A field texture from the pool (a finished run's), else a new one.
+    pub(crate) fn take_field_texture(&self, view: &View, label: &str) -> wgpu::Texture {
+        let desc = field_texture_descriptor(view, label);
+        self.pool()
+            .take_texture(&desc)
+            .unwrap_or_else(|| self.device().create_texture(&desc))
     }
 
     fn poison(&self, texture: &wgpu::Texture, view: &View) {
@@ -111,7 +124,7 @@ impl GpuContext {
         let groups = dispatch_size(view);
         let mut textures: Vec<wgpu::Texture> = Vec::new();
         for (stage, prepared) in plan.stages.iter().zip(&prepared) {
-            let out = self.create_field_texture(view, &stage.node);
+            let out = self.take_field_texture(view, &stage.node);
             if options.poison {
                 self.poison(&out, view);
             }
@@ -146,14 +159,16 @@ impl GpuContext {
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("running the plan failed: {err}")));
         }
-        which
+        let fields = which
             .iter()
             .map(|&i| {
-                let data =
-                    read_texture(self.device(), self.queue(), &output.textures[i], view.size)?;
+                let data = read_texture(self, &output.textures[i], view.size)?;
                 Ok(Field::new(view.size[0], view.size[1], view.size[2], data))
             })
-            .collect()
+            .collect::<Result<Vec<Field>>>()?;
+        // The readbacks waited for the device, so the next run may reuse the textures.
+        self.pool().give_textures(output.textures);
+        Ok(fields)
     }
 
     /// Runs a plan and reads back its target node.
@@ -197,12 +212,8 @@ impl GpuContext {
             .map_err(|e| Error::Gpu(format!("waiting for the plan failed: {e}")))?;
         let dispatch = start.elapsed();
         let start = std::time::Instant::now();
-        let data = read_texture(
-            self.device(),
-            self.queue(),
-            &output.textures[plan.target],
-            view.size,
-        )?;
+        let data = read_texture(self, &output.textures[plan.target], view.size)?;
+        self.pool().give_textures(output.textures);
         let timings = RunTimings {
             dispatch,
             readback: start.elapsed(),

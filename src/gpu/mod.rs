@@ -8,6 +8,7 @@ mod compiled;
 mod execute;
 mod normal_map;
 mod pipeline;
+mod pool;
 mod readback;
 mod stages;
 mod target;
@@ -31,6 +32,7 @@ pub struct GpuContext {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     pipelines: Arc<PipelineCache>,
+    pool: pool::ResourcePool,
 }
 
 impl GpuContext {
@@ -78,6 +80,7 @@ impl GpuContext {
             queue,
             info,
             pipelines: Arc::new(PipelineCache::default()),
+            pool: pool::ResourcePool::default(),
         }
     }
 
@@ -116,7 +119,7 @@ impl GpuContext {
             texture.height(),
             texture.depth_or_array_layers(),
         ];
-        let data = readback::read_texture(&self.device, &self.queue, texture, size)?;
+        let data = readback::read_texture(self, texture, size)?;
         Ok(Field::new(size[0], size[1], size[2], data))
     }
 
@@ -127,7 +130,7 @@ impl GpuContext {
         self.check_readable(texture, &[F::Rgba8Unorm, F::Rgba16Float, F::Rgba32Float])?;
         let size = [texture.width(), texture.height(), 1];
         let texel = texture.format().block_copy_size(None).unwrap_or(4);
-        let bytes = readback::read_texture_bytes(&self.device, &self.queue, texture, size, texel)?;
+        let bytes = readback::read_texture_bytes(self, texture, size, texel)?;
         let channel = texel as usize / 4;
         Ok(bytes
             .chunks_exact(texel as usize)
@@ -179,6 +182,10 @@ impl GpuContext {
 
     pub(crate) fn pipelines(&self) -> &PipelineCache {
         &self.pipelines
+    }
+
+    pub(crate) fn pool(&self) -> &pool::ResourcePool {
+        &self.pool
     }
 }
 

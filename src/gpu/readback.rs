@@ -3,46 +3,91 @@
 //! textures come back in bands through one reused staging buffer, so the host holds the
 //! output plus one band, never a second full copy.
 
+use super::GpuContext;
 use crate::error::{Error, Result};
 
 /// Upper bound of the staging buffer, in bytes.
 pub const STAGING_BYTES: u64 = 64 << 20;
 
 /// Reads `texture` (width x height x depth, R32Float) into a Vec, x fastest.
-pub fn read_texture(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    texture: &wgpu::Texture,
-    size: [u32; 3],
-) -> Result<Vec<f32>> {
-    let bytes = read_texture_bytes(device, queue, texture, size, 4)?;
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+pub fn read_texture(ctx: &GpuContext, texture: &wgpu::Texture, size: [u32; 3]) -> Result<Vec<f32>> {
+    let mut out: Vec<f32> = Vec::with_capacity(size.iter().map(|&s| s as usize).product());
+    for_each_row(ctx, texture, size, 4, |row| {
+        // Mapped rows start on 256-byte boundaries, so the cast cannot fail in practice.
+        match bytemuck::try_cast_slice::<u8, f32>(row) {
+            Ok(values) => out.extend_from_slice(values),
+            Err(_) => out.extend(
+                row.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            ),
+        }
+    })?;
+    Ok(out)
 }
 
 /// Reads the texels of `texture` (width x height x depth, `texel_bytes` each) as bytes, x
 /// fastest, row padding removed.
 pub fn read_texture_bytes(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
+    ctx: &GpuContext,
     texture: &wgpu::Texture,
     size: [u32; 3],
     texel_bytes: u32,
 ) -> Result<Vec<u8>> {
-    let [width, height, depth] = size;
+    let mut out = Vec::with_capacity(
+        size.iter().map(|&s| s as usize).product::<usize>() * texel_bytes as usize,
+    );
+    for_each_row(ctx, texture, size, texel_bytes, |row| {
+        out.extend_from_slice(row)
+    })?;
+    Ok(out)
+}
+
+/// Copies `texture` band by band through a pooled staging buffer and hands every row (padding
+/// removed) to `row_sink`, x fastest, then y, then z.
+fn for_each_row(
+    ctx: &GpuContext,
+    texture: &wgpu::Texture,
+    size: [u32; 3],
+    texel_bytes: u32,
+    mut row_sink: impl FnMut(&[u8]),
+) -> Result<()> {
+    let (device, queue) = (ctx.device(), ctx.queue());
+    let [width, height, _] = size;
     let row_bytes = width as u64 * texel_bytes as u64;
     let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT as u64;
     let padded = row_bytes.div_ceil(align) * align;
     let rows_per_band = (STAGING_BYTES / padded).clamp(1, height as u64) as u32;
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("noisegraph readback"),
-        size: padded * rows_per_band as u64,
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut out = Vec::with_capacity(row_bytes as usize * height as usize * depth as usize);
+    let staging = ctx
+        .pool()
+        .take_staging(device, padded * rows_per_band as u64);
+    let result = copy_bands(
+        device,
+        queue,
+        texture,
+        size,
+        [row_bytes, padded],
+        rows_per_band,
+        &staging,
+        &mut row_sink,
+    );
+    // A failed band may leave the buffer mapped: only a clean one goes back to the pool.
+    if result.is_ok() {
+        ctx.pool().give_staging(staging);
+    }
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+fn copy_bands(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    [width, height, depth]: [u32; 3],
+    [row_bytes, padded]: [u64; 2],
+    rows_per_band: u32,
+    staging: &wgpu::Buffer,
+    row_sink: &mut impl FnMut(&[u8]),
+) -> Result<()> {
     for z in 0..depth {
         let mut y = 0;
         while y < height {
@@ -58,7 +103,7 @@ pub fn read_texture_bytes(
                     aspect: wgpu::TextureAspect::All,
                 },
                 wgpu::TexelCopyBufferInfo {
-                    buffer: &staging,
+                    buffer: staging,
                     layout: wgpu::TexelCopyBufferLayout {
                         offset: 0,
                         bytes_per_row: Some(padded as u32),
@@ -97,14 +142,14 @@ pub fn read_texture_bytes(
                     .map_err(|e| Error::Gpu(format!("reading mapped buffer failed: {e:?}")))?;
                 for r in 0..rows as u64 {
                     let start = (r * padded) as usize;
-                    out.extend_from_slice(&view[start..start + row_bytes as usize]);
+                    row_sink(&view[start..start + row_bytes as usize]);
                 }
             }
             staging.unmap();
             y += rows;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// An IEEE half-precision value as f32 (exact: every f16 is an f32).
