@@ -67,3 +67,36 @@ fn changing_numbers_reuses_every_pipeline() {
     run(&other, &view);
     assert!(ctx.pipeline_creations() > after_first);
 }
+
+#[test]
+fn pooled_textures_never_leak_between_runs() {
+    // Runs take their textures and staging buffers from a pool shared by every thread on the
+    // context. Two threads alternate graphs of the same size (so they compete for the same
+    // pooled textures); every run must reproduce its graph's first result exactly.
+    let Some(ctx) = gpu() else { return };
+    let view = View::image(40, 24);
+    let graphs = [
+        warped(5, 3.0, 0.5, 0.4, 0.25),
+        warped(6, 7.0, 0.6, 0.2, 0.5),
+    ];
+    let plans: Vec<Plan> = graphs.iter().map(|g| Plan::new(g, None).unwrap()).collect();
+    let reference: Vec<_> = plans
+        .iter()
+        .map(|p| ctx.run(p, &view, &RunOptions::default()).unwrap().data)
+        .collect();
+    assert_ne!(reference[0], reference[1]);
+    std::thread::scope(|s| {
+        for t in 0..2 {
+            let (ctx, plans, reference, view) = (&ctx, &plans, &reference, &view);
+            s.spawn(move || {
+                for i in 0..12 {
+                    let which = (i + t) % 2;
+                    let got = ctx
+                        .run(&plans[which], view, &RunOptions::default())
+                        .unwrap();
+                    assert_eq!(got.data, reference[which], "thread {t} run {i}");
+                }
+            });
+        }
+    });
+}
