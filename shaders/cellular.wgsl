@@ -1,8 +1,9 @@
 // Cellular (Worley) noise in 2D and 3D. Twin: src/cpu/cellular.rs.
 // One feature point per cell at cell + 0.5 + jitter * (u - 0.5), u from pcg3d / pcg4d of the
 // (period-wrapped) cell and the seed; the last hash output is the cell's value in [-1, 1].
-// The 5^d cells around the sample are searched: with jitter 1 the second-nearest point is
-// bounded by the 2^d cells around the nearest cell corner, below any point three cells away.
+// The 5^d cells around the sample are searched (with jitter 1 the second-nearest point is
+// bounded by the 2^d cells around the nearest cell corner, below any point three cells away),
+// the outer ring only when the 3^d cells inside it leave the answer open.
 // ret: 0 = F1, 1 = F2, 2 = F2 - F1, 3 = cell value.
 // metric: 0 = Euclidean, 1 = squared Euclidean, 2 = Manhattan, 3 = Chebyshev.
 
@@ -62,60 +63,89 @@ fn cellular_result(f1: f32, f2: f32, value: f32, ret: u32) -> f32 {
     return f1;
 }
 
-fn cellular_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, period: vec2<i32>, ret: u32, metric: u32, jitter: f32) -> f32 {
+// (F1, F2, value of the nearest) after one more feature point at distance `dist`.
+fn cellular_keep(best: vec3<f32>, dist: f32, value: f32) -> vec3<f32> {
+    if (dist < best.x) {
+        return vec3<f32>(dist, best.x, value);
+    }
+    if (dist < best.y) {
+        return vec3<f32>(best.x, dist, best.z);
+    }
+    return best;
+}
+
+// The distance the output depends on: F2 for F2 and F2 - F1, else F1.
+fn cellular_deciding(best: vec3<f32>, ret: u32) -> f32 {
+    return select(best.x, best.y, ret == CELLULAR_F2 || ret == CELLULAR_F2_MINUS_F1);
+}
+
+// A feature point of a cell two away lies at least 1.5 - jitter / 2 (>= 1) away along that
+// axis, so at least that far in every metric. When the deciding distance found in the 3^d
+// cells around the sample is within it, the outer ring of the 5^d search cannot change the
+// output and is skipped: with jitter 1 it almost never runs.
+fn cellular_ring_bound(jitter: f32, metric: u32) -> f32 {
+    let b = 1.5 - 0.5 * jitter;
+    return select(b, b * b, metric == METRIC_EUCLIDEAN_SQUARED);
+}
+
+fn cellular_visit_2d(best: vec3<f32>, i: vec2<i32>, o: vec2<i32>, f: vec2<f32>, period: vec2<i32>, seed_h: u32, metric: u32, jitter: f32) -> vec3<f32> {
+    let c = vec2<i32>(wrap_cell(i.x + o.x, period.x), wrap_cell(i.y + o.y, period.y));
+    let p = cellular_feature_2d(c, seed_h, jitter);
+    let d = vec3<f32>(f32(o.x) + p.x - f.x, f32(o.y) + p.y - f.y, 0.0);
+    return cellular_keep(best, cellular_distance(d, metric), p.z);
+}
+
+fn cellular_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, period: vec2<i32>, ret: u32, metric: u32, jitter: f32) -> f32 {
     let fl = floor(local);
     let i = cell + vec2<i32>(fl);
     let f = local - fl;
-    let sh = seed_hash(seed);
-    var f1 = CELLULAR_FAR;
-    var f2 = CELLULAR_FAR;
-    var value = 0.0;
-    for (var dy = -CELLULAR_REACH; dy <= CELLULAR_REACH; dy++) {
-        for (var dx = -CELLULAR_REACH; dx <= CELLULAR_REACH; dx++) {
-            let c = vec2<i32>(wrap_cell(i.x + dx, period.x), wrap_cell(i.y + dy, period.y));
-            let p = cellular_feature_2d(c, sh, jitter);
-            let d = vec3<f32>(f32(dx) + p.x - f.x, f32(dy) + p.y - f.y, 0.0);
-            let dist = cellular_distance(d, metric);
-            if (dist < f1) {
-                f2 = f1;
-                f1 = dist;
-                value = p.z;
-            } else if (dist < f2) {
-                f2 = dist;
-            }
+    var best = vec3<f32>(CELLULAR_FAR, CELLULAR_FAR, 0.0);
+    for (var dy = -1; dy <= 1; dy++) {
+        for (var dx = -1; dx <= 1; dx++) {
+            best = cellular_visit_2d(best, i, vec2<i32>(dx, dy), f, period, seed_h, metric, jitter);
         }
     }
-    return cellular_result(f1, f2, value, ret);
-}
-
-fn cellular_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, period: vec3<i32>, ret: u32, metric: u32, jitter: f32) -> f32 {
-    let fl = floor(local);
-    let i = cell + vec3<i32>(fl);
-    let f = local - fl;
-    let sh = seed_hash(seed);
-    var f1 = CELLULAR_FAR;
-    var f2 = CELLULAR_FAR;
-    var value = 0.0;
-    for (var dz = -CELLULAR_REACH; dz <= CELLULAR_REACH; dz++) {
+    if (cellular_deciding(best, ret) > cellular_ring_bound(jitter, metric)) {
         for (var dy = -CELLULAR_REACH; dy <= CELLULAR_REACH; dy++) {
             for (var dx = -CELLULAR_REACH; dx <= CELLULAR_REACH; dx++) {
-                let c = vec3<i32>(
-                    wrap_cell(i.x + dx, period.x),
-                    wrap_cell(i.y + dy, period.y),
-                    wrap_cell(i.z + dz, period.z),
-                );
-                let p = cellular_feature_3d(c, sh, jitter);
-                let d = vec3<f32>(f32(dx) + p.x - f.x, f32(dy) + p.y - f.y, f32(dz) + p.z - f.z);
-                let dist = cellular_distance(d, metric);
-                if (dist < f1) {
-                    f2 = f1;
-                    f1 = dist;
-                    value = p.w;
-                } else if (dist < f2) {
-                    f2 = dist;
+                if (max(abs(dx), abs(dy)) == CELLULAR_REACH) {
+                    best = cellular_visit_2d(best, i, vec2<i32>(dx, dy), f, period, seed_h, metric, jitter);
                 }
             }
         }
     }
-    return cellular_result(f1, f2, value, ret);
+    return cellular_result(best.x, best.y, best.z, ret);
+}
+
+fn cellular_visit_3d(best: vec3<f32>, i: vec3<i32>, o: vec3<i32>, f: vec3<f32>, period: vec3<i32>, seed_h: u32, metric: u32, jitter: f32) -> vec3<f32> {
+    let c = vec3<i32>(wrap_cell(i.x + o.x, period.x), wrap_cell(i.y + o.y, period.y), wrap_cell(i.z + o.z, period.z));
+    let p = cellular_feature_3d(c, seed_h, jitter);
+    let d = vec3<f32>(f32(o.x) + p.x - f.x, f32(o.y) + p.y - f.y, f32(o.z) + p.z - f.z);
+    return cellular_keep(best, cellular_distance(d, metric), p.w);
+}
+
+fn cellular_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, period: vec3<i32>, ret: u32, metric: u32, jitter: f32) -> f32 {
+    let fl = floor(local);
+    let i = cell + vec3<i32>(fl);
+    let f = local - fl;
+    var best = vec3<f32>(CELLULAR_FAR, CELLULAR_FAR, 0.0);
+    for (var dz = -1; dz <= 1; dz++) {
+        for (var dy = -1; dy <= 1; dy++) {
+            for (var dx = -1; dx <= 1; dx++) {
+                best = cellular_visit_3d(best, i, vec3<i32>(dx, dy, dz), f, period, seed_h, metric, jitter);
+            }
+        }
+    }
+    if (cellular_deciding(best, ret) > cellular_ring_bound(jitter, metric)) {
+        for (var dz = -CELLULAR_REACH; dz <= CELLULAR_REACH; dz++) {
+            for (var dy = -CELLULAR_REACH; dy <= CELLULAR_REACH; dy++) {
+                for (var dx = -CELLULAR_REACH; dx <= CELLULAR_REACH; dx++) {
+                    if (max(max(abs(dx), abs(dy)), abs(dz)) == CELLULAR_REACH) {
+                        best = cellular_visit_3d(best, i, vec3<i32>(dx, dy, dz), f, period, seed_h, metric, jitter);
+                    }
+                }
+            }
+        }
+    }
+    return cellular_result(best.x, best.y, best.z, ret);
 }

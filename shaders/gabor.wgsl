@@ -105,37 +105,35 @@ fn gabor_cell_3d(h: u32, pos: vec3<f32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4
 }
 
 // The complex Gabor sum at a sample: every cell the truncation disk touches.
-fn gabor_sum_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, period: vec2<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool, complex: bool) -> vec2<f32> {
+fn gabor_sum_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, period: vec2<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool, complex: bool) -> vec2<f32> {
     let fl = floor(local);
     let base = cell + vec2<i32>(fl);
     let f = local - fl;
     let lo = vec2<i32>(floor(f - vec2<f32>(k1.x)));
     let hi = vec2<i32>(floor(f + vec2<f32>(k1.x)));
-    let sh = seed_hash(seed);
     var sum = vec2<f32>(0.0, 0.0);
     for (var oy = lo.y; oy <= hi.y; oy++) {
         for (var ox = lo.x; ox <= hi.x; ox++) {
             let c = base + vec2<i32>(ox, oy);
-            let h = hash_2d(vec2<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y)), sh);
+            let h = hash_2d(vec2<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y)), seed_h);
             sum += gabor_cell_2d(h, f - vec2<f32>(f32(ox), f32(oy)), k0, k1, dir, isotropic, complex);
         }
     }
     return sum;
 }
 
-fn gabor_sum_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, period: vec3<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool, complex: bool) -> vec2<f32> {
+fn gabor_sum_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, period: vec3<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool, complex: bool) -> vec2<f32> {
     let fl = floor(local);
     let base = cell + vec3<i32>(fl);
     let f = local - fl;
     let lo = vec3<i32>(floor(f - vec3<f32>(k1.x)));
     let hi = vec3<i32>(floor(f + vec3<f32>(k1.x)));
-    let sh = seed_hash(seed);
     var sum = vec2<f32>(0.0, 0.0);
     for (var oz = lo.z; oz <= hi.z; oz++) {
         for (var oy = lo.y; oy <= hi.y; oy++) {
             for (var ox = lo.x; ox <= hi.x; ox++) {
                 let c = base + vec3<i32>(ox, oy, oz);
-                let h = hash_3d(vec3<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y), wrap_cell(c.z, period.z)), sh);
+                let h = hash_3d(vec3<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y), wrap_cell(c.z, period.z)), seed_h);
                 sum += gabor_cell_3d(h, f - vec3<f32>(f32(ox), f32(oy), f32(oz)), k0, k1, dir, isotropic, complex);
             }
         }
@@ -143,10 +141,10 @@ fn gabor_sum_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, period: vec3<i32>,
     return sum;
 }
 
-fn gabor_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, period: vec2<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool) -> f32 {
-    return gabor_sum_2d(cell, local, seed, period, k0, k1, dir, isotropic, false).x * k1.z;
+fn gabor_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, period: vec2<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool) -> f32 {
+    return gabor_sum_2d(cell, local, seed_h, period, k0, k1, dir, isotropic, false).x * k1.z;
 }
 
-fn gabor_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, period: vec3<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool) -> f32 {
-    return gabor_sum_3d(cell, local, seed, period, k0, k1, dir, isotropic, false).x * k1.z;
+fn gabor_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, period: vec3<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool) -> f32 {
+    return gabor_sum_3d(cell, local, seed_h, period, k0, k1, dir, isotropic, false).x * k1.z;
 }

@@ -44,17 +44,17 @@ fn os2_grad_4d(h: u32, d: vec4<f32>) -> f32 {
 }
 
 // The contribution of lattice point base + v (skewed offsets) in 2D.
-fn os2_vertex_2d(base: vec2<i32>, v: vec2<i32>, d0: vec2<f32>, rsq: f32, sh: u32) -> f32 {
+fn os2_vertex_2d(base: vec2<i32>, v: vec2<i32>, d0: vec2<f32>, rsq: f32, seed_h: u32) -> f32 {
     let t = f32(v.x + v.y) * OS2_UNSKEW_2D;
     let d = vec2<f32>(d0.x - (f32(v.x) + t), d0.y - (f32(v.y) + t));
     let a = rsq - (d.x * d.x + d.y * d.y);
     if (a <= 0.0) {
         return 0.0;
     }
-    return os2_falloff(a) * os2_grad_2d(hash_2d(base + v, sh), d);
+    return os2_falloff(a) * os2_grad_2d(hash_2d(base + v, seed_h), d);
 }
 
-fn opensimplex2_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, variant: u32) -> f32 {
+fn opensimplex2_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, variant: u32) -> f32 {
     let s = (local.x + local.y) * OS2_SKEW_2D;
     let xs = vec2<f32>(local.x + s, local.y + s);
     let fl = floor(xs);
@@ -62,24 +62,23 @@ fn opensimplex2_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, variant: u32) -
     let t = (si.x + si.y) * OS2_UNSKEW_2D;
     let d0 = vec2<f32>(si.x + t, si.y + t);
     let base = cell + vec2<i32>(fl);
-    let sh = seed_hash(seed);
     if (variant == OS2_FAST) {
         let third = select(vec2<i32>(1, 0), vec2<i32>(0, 1), d0.y > d0.x);
-        let value = os2_vertex_2d(base, vec2<i32>(0, 0), d0, 0.5, sh)
-            + os2_vertex_2d(base, vec2<i32>(1, 1), d0, 0.5, sh)
-            + os2_vertex_2d(base, third, d0, 0.5, sh);
+        let value = os2_vertex_2d(base, vec2<i32>(0, 0), d0, 0.5, seed_h)
+            + os2_vertex_2d(base, vec2<i32>(1, 1), d0, 0.5, seed_h)
+            + os2_vertex_2d(base, third, d0, 0.5, seed_h);
         return OS2_SCALE_2D_FAST * value;
     }
     // Every point within sqrt(2/3) of a point in the skewed cell is one of these eight.
     let rsq = 2.0 / 3.0;
-    let value = (os2_vertex_2d(base, vec2<i32>(0, 0), d0, rsq, sh)
-        + os2_vertex_2d(base, vec2<i32>(1, 1), d0, rsq, sh))
-        + (os2_vertex_2d(base, vec2<i32>(1, 0), d0, rsq, sh)
-            + os2_vertex_2d(base, vec2<i32>(0, 1), d0, rsq, sh))
-        + (os2_vertex_2d(base, vec2<i32>(-1, 0), d0, rsq, sh)
-            + os2_vertex_2d(base, vec2<i32>(0, -1), d0, rsq, sh))
-        + (os2_vertex_2d(base, vec2<i32>(2, 1), d0, rsq, sh)
-            + os2_vertex_2d(base, vec2<i32>(1, 2), d0, rsq, sh));
+    let value = (os2_vertex_2d(base, vec2<i32>(0, 0), d0, rsq, seed_h)
+        + os2_vertex_2d(base, vec2<i32>(1, 1), d0, rsq, seed_h))
+        + (os2_vertex_2d(base, vec2<i32>(1, 0), d0, rsq, seed_h)
+            + os2_vertex_2d(base, vec2<i32>(0, 1), d0, rsq, seed_h))
+        + (os2_vertex_2d(base, vec2<i32>(-1, 0), d0, rsq, seed_h)
+            + os2_vertex_2d(base, vec2<i32>(0, -1), d0, rsq, seed_h))
+        + (os2_vertex_2d(base, vec2<i32>(2, 1), d0, rsq, seed_h)
+            + os2_vertex_2d(base, vec2<i32>(1, 2), d0, rsq, seed_h));
     return OS2_SCALE_2D_SMOOTH * value;
 }
 
@@ -92,17 +91,16 @@ fn os2_rotate_3d(p: vec3<f32>) -> vec3<f32> {
 }
 
 // The contribution of point n of cubic lattice copy `copy` (offset d from it).
-fn os2_vertex_3d(cell: vec3<i32>, n: vec3<i32>, copy: i32, d: vec3<f32>, rsq: f32, sh: u32) -> f32 {
+fn os2_vertex_3d(cell: vec3<i32>, n: vec3<i32>, copy: i32, d: vec3<f32>, rsq: f32, seed_h: u32) -> f32 {
     let a = rsq - (d.x * d.x + d.y * d.y + d.z * d.z);
     if (a <= 0.0) {
         return 0.0;
     }
-    return os2_falloff(a) * os2_grad_3d(hash_4d(vec4<i32>(cell + n, copy), sh), d);
+    return os2_falloff(a) * os2_grad_3d(hash_4d(vec4<i32>(cell + n, copy), seed_h), d);
 }
 
-fn opensimplex2_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, variant: u32) -> f32 {
+fn opensimplex2_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, variant: u32) -> f32 {
     let r = os2_rotate_3d(local);
-    let sh = seed_hash(seed);
     var value = 0.0;
     for (var copy = 0; copy < 2; copy++) {
         // Copy 1 is the cubic lattice shifted by half a cell on every axis.
@@ -112,7 +110,7 @@ fn opensimplex2_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, variant: u32) -
             let n = floor(q + vec3<f32>(0.5));
             let d = vec3<f32>(q.x - n.x, q.y - n.y, q.z - n.z);
             let ni = vec3<i32>(n);
-            value += os2_vertex_3d(cell, ni, copy, d, 0.6, sh);
+            value += os2_vertex_3d(cell, ni, copy, d, 0.6, seed_h);
             // The second-closest point: one step along the axis of largest offset.
             let ad = abs(d);
             var axis = 2;
@@ -126,7 +124,7 @@ fn opensimplex2_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, variant: u32) -
             n2[axis] += step;
             var d2 = d;
             d2[axis] -= f32(step);
-            value += os2_vertex_3d(cell, n2, copy, d2, 0.6, sh);
+            value += os2_vertex_3d(cell, n2, copy, d2, 0.6, seed_h);
         } else {
             // r = sqrt(3/4) < 1, so only the two integers around q on each axis can be in range.
             let b = floor(q);
@@ -138,7 +136,7 @@ fn opensimplex2_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, variant: u32) -
                     q.y - (b.y + f32(v.y)),
                     q.z - (b.z + f32(v.z)),
                 );
-                value += os2_vertex_3d(cell, bi + v, copy, d, 0.75, sh);
+                value += os2_vertex_3d(cell, bi + v, copy, d, 0.75, seed_h);
             }
         }
     }
@@ -165,22 +163,21 @@ fn os2_skew_4d(p: vec4<f32>, variant: u32) -> vec4<f32> {
 }
 
 // The contribution of a lattice point at skewed offset p from the sample.
-fn os2_vertex_4d(point: vec4<i32>, p: vec4<f32>, unskew: f32, rsq: f32, sh: u32) -> f32 {
+fn os2_vertex_4d(point: vec4<i32>, p: vec4<f32>, unskew: f32, rsq: f32, seed_h: u32) -> f32 {
     let t = ((p.x + p.y) + (p.z + p.w)) * unskew;
     let d = vec4<f32>(p.x + t, p.y + t, p.z + t, p.w + t);
     let a = rsq - ((d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w));
     if (a <= 0.0) {
         return 0.0;
     }
-    return os2_falloff(a) * os2_grad_4d(hash_4d(point, sh), d);
+    return os2_falloff(a) * os2_grad_4d(hash_4d(point, seed_h), d);
 }
 
-fn opensimplex2_4d(cell: vec4<i32>, local: vec4<f32>, seed: u32, variant: u32) -> f32 {
+fn opensimplex2_4d(cell: vec4<i32>, local: vec4<f32>, seed_h: u32, variant: u32) -> f32 {
     let s = os2_skew_4d(local, variant);
     let fl = floor(s);
     let si = vec4<f32>(s.x - fl.x, s.y - fl.y, s.z - fl.z, s.w - fl.w);
     let base = cell + vec4<i32>(fl);
-    let sh = seed_hash(seed);
     var value = 0.0;
     if (variant == OS2_FAST) {
         // Five copies of the lattice, 0.2 apart along the diagonal, one point from each. Start
@@ -208,7 +205,7 @@ fn opensimplex2_4d(cell: vec4<i32>, local: vec4<f32>, seed: u32, variant: u32) -
                 p[axis] -= 1.0;
                 point[axis] += 1;
             }
-            let salted = sh + u32(copy) * OS2_COPY_SALT;
+            let salted = seed_h + u32(copy) * OS2_COPY_SALT;
             value += os2_vertex_4d(point, p, OS2_UNSKEW_4D_FAST, 0.6, salted);
             // The next copy sits 0.2 further down the diagonal; below copy 0 it wraps to
             // copy 4 one lattice step down (m - 0.2 = (m - 1) + 0.8).
@@ -230,7 +227,7 @@ fn opensimplex2_4d(cell: vec4<i32>, local: vec4<f32>, seed: u32, variant: u32) -
         let c = OS2_LOOKUP_4D + 512u + 4u * j;
         let v = vec4<f32>(aux[c], aux[c + 1u], aux[c + 2u], aux[c + 3u]);
         let p = vec4<f32>(si.x - v.x, si.y - v.y, si.z - v.z, si.w - v.w);
-        value += os2_vertex_4d(base + vec4<i32>(v), p, OS2_UNSKEW_4D_SMOOTH, 0.8, sh);
+        value += os2_vertex_4d(base + vec4<i32>(v), p, OS2_UNSKEW_4D_SMOOTH, 0.8, seed_h);
     }
     return OS2_SCALE_4D_SMOOTH * value;
 }

@@ -24,21 +24,20 @@ fn perlin_grad_2d(h: u32, d: vec2<f32>, gradients: u32) -> f32 {
     return select(gx, -gx, (h & 1u) != 0u) * d.x + select(gy, -gy, (h & 2u) != 0u) * d.y;
 }
 
-fn perlin_corner_2d(i: vec2<i32>, offset: vec2<i32>, f: vec2<f32>, period: vec2<i32>, sh: u32, gradients: u32) -> f32 {
+fn perlin_corner_2d(i: vec2<i32>, offset: vec2<i32>, f: vec2<f32>, period: vec2<i32>, seed_h: u32, gradients: u32) -> f32 {
     let c = i + offset;
-    let h = hash_2d(vec2<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y)), sh);
+    let h = hash_2d(vec2<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y)), seed_h);
     return perlin_grad_2d(h, f - vec2<f32>(offset), gradients);
 }
 
-fn perlin_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, period: vec2<i32>, fade_kind: u32, gradients: u32) -> f32 {
+fn perlin_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, period: vec2<i32>, fade_kind: u32, gradients: u32) -> f32 {
     let fl = floor(local);
     let i = cell + vec2<i32>(fl);
     let f = local - fl;
-    let sh = seed_hash(seed);
-    let a = perlin_corner_2d(i, vec2<i32>(0, 0), f, period, sh, gradients);
-    let b = perlin_corner_2d(i, vec2<i32>(1, 0), f, period, sh, gradients);
-    let c = perlin_corner_2d(i, vec2<i32>(0, 1), f, period, sh, gradients);
-    let d = perlin_corner_2d(i, vec2<i32>(1, 1), f, period, sh, gradients);
+    let a = perlin_corner_2d(i, vec2<i32>(0, 0), f, period, seed_h, gradients);
+    let b = perlin_corner_2d(i, vec2<i32>(1, 0), f, period, seed_h, gradients);
+    let c = perlin_corner_2d(i, vec2<i32>(0, 1), f, period, seed_h, gradients);
+    let d = perlin_corner_2d(i, vec2<i32>(1, 1), f, period, seed_h, gradients);
     let ux = fade(f.x, fade_kind);
     let uy = fade(f.y, fade_kind);
     return lerp(lerp(a, b, ux), lerp(c, d, ux), uy);
@@ -59,28 +58,27 @@ fn perlin_grad_3d(h: u32, d: vec3<f32>, gradients: u32) -> f32 {
     return (select(u, -u, (k & 1u) != 0u) + select(v, -v, (k & 2u) != 0u)) * INV_SQRT2;
 }
 
-fn perlin_corner_3d(i: vec3<i32>, offset: vec3<i32>, f: vec3<f32>, period: vec3<i32>, sh: u32, gradients: u32) -> f32 {
+fn perlin_corner_3d(i: vec3<i32>, offset: vec3<i32>, f: vec3<f32>, period: vec3<i32>, seed_h: u32, gradients: u32) -> f32 {
     let c = i + offset;
-    let h = hash_3d(vec3<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y), wrap_cell(c.z, period.z)), sh);
+    let h = hash_3d(vec3<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y), wrap_cell(c.z, period.z)), seed_h);
     return perlin_grad_3d(h, f - vec3<f32>(offset), gradients);
 }
 
-fn perlin_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, period: vec3<i32>, fade_kind: u32, gradients: u32) -> f32 {
+fn perlin_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, period: vec3<i32>, fade_kind: u32, gradients: u32) -> f32 {
     let fl = floor(local);
     let i = cell + vec3<i32>(fl);
     let f = local - fl;
-    let sh = seed_hash(seed);
     let ux = fade(f.x, fade_kind);
     let uy = fade(f.y, fade_kind);
     let uz = fade(f.z, fade_kind);
-    let a000 = perlin_corner_3d(i, vec3<i32>(0, 0, 0), f, period, sh, gradients);
-    let a100 = perlin_corner_3d(i, vec3<i32>(1, 0, 0), f, period, sh, gradients);
-    let a010 = perlin_corner_3d(i, vec3<i32>(0, 1, 0), f, period, sh, gradients);
-    let a110 = perlin_corner_3d(i, vec3<i32>(1, 1, 0), f, period, sh, gradients);
-    let a001 = perlin_corner_3d(i, vec3<i32>(0, 0, 1), f, period, sh, gradients);
-    let a101 = perlin_corner_3d(i, vec3<i32>(1, 0, 1), f, period, sh, gradients);
-    let a011 = perlin_corner_3d(i, vec3<i32>(0, 1, 1), f, period, sh, gradients);
-    let a111 = perlin_corner_3d(i, vec3<i32>(1, 1, 1), f, period, sh, gradients);
+    let a000 = perlin_corner_3d(i, vec3<i32>(0, 0, 0), f, period, seed_h, gradients);
+    let a100 = perlin_corner_3d(i, vec3<i32>(1, 0, 0), f, period, seed_h, gradients);
+    let a010 = perlin_corner_3d(i, vec3<i32>(0, 1, 0), f, period, seed_h, gradients);
+    let a110 = perlin_corner_3d(i, vec3<i32>(1, 1, 0), f, period, seed_h, gradients);
+    let a001 = perlin_corner_3d(i, vec3<i32>(0, 0, 1), f, period, seed_h, gradients);
+    let a101 = perlin_corner_3d(i, vec3<i32>(1, 0, 1), f, period, seed_h, gradients);
+    let a011 = perlin_corner_3d(i, vec3<i32>(0, 1, 1), f, period, seed_h, gradients);
+    let a111 = perlin_corner_3d(i, vec3<i32>(1, 1, 1), f, period, seed_h, gradients);
     let z0 = lerp(lerp(a000, a100, ux), lerp(a010, a110, ux), uy);
     let z1 = lerp(lerp(a001, a101, ux), lerp(a011, a111, ux), uy);
     return lerp(z0, z1, uz);

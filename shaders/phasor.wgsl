@@ -5,12 +5,12 @@
 // the output, in [-1, 1] whatever the local amplitude of the sum (the contrast Gabor noise
 // loses where kernels cancel). The phase is undefined where the sum vanishes (singular points).
 
-fn phasor_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, period: vec2<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool, profile: u32) -> f32 {
-    let z = gabor_sum_2d(cell, local, seed, period, k0, k1, dir, isotropic, true);
+fn phasor_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, period: vec2<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool, profile: u32) -> f32 {
+    let z = gabor_sum_2d(cell, local, seed_h, period, k0, k1, dir, isotropic, true);
     return phase_profile(atan2_turns(z.y, z.x), profile);
 }
 
-fn phasor_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, period: vec3<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool, profile: u32) -> f32 {
-    let z = gabor_sum_3d(cell, local, seed, period, k0, k1, dir, isotropic, true);
+fn phasor_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, period: vec3<i32>, k0: vec4<f32>, k1: vec4<f32>, dir: vec4<f32>, isotropic: bool, profile: u32) -> f32 {
+    let z = gabor_sum_3d(cell, local, seed_h, period, k0, k1, dir, isotropic, true);
     return phase_profile(atan2_turns(z.y, z.x), profile);
 }

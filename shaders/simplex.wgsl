@@ -26,7 +26,7 @@ fn simplex_corner_2d(d: vec2<f32>, h: u32) -> f32 {
     return t2 * t2 * perlin_grad_2d(h, d, GRADIENTS_IMPROVED);
 }
 
-fn simplex_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32) -> f32 {
+fn simplex_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32) -> f32 {
     let s = (local.x + local.y) * SIMPLEX_F2;
     let fl = floor(local + vec2<f32>(s));
     let t = (fl.x + fl.y) * SIMPLEX_G2;
@@ -35,10 +35,9 @@ fn simplex_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32) -> f32 {
     let d1 = d0 - vec2<f32>(o) + vec2<f32>(SIMPLEX_G2);
     let d2 = d0 - vec2<f32>(1.0 - 2.0 * SIMPLEX_G2);
     let i = cell + vec2<i32>(fl);
-    let sh = seed_hash(seed);
-    let n0 = simplex_corner_2d(d0, hash_2d(i, sh));
-    let n1 = simplex_corner_2d(d1, hash_2d(i + o, sh));
-    let n2 = simplex_corner_2d(d2, hash_2d(i + vec2<i32>(1, 1), sh));
+    let n0 = simplex_corner_2d(d0, hash_2d(i, seed_h));
+    let n1 = simplex_corner_2d(d1, hash_2d(i + o, seed_h));
+    let n2 = simplex_corner_2d(d2, hash_2d(i + vec2<i32>(1, 1), seed_h));
     return SIMPLEX_SCALE_2D * (n0 + n1 + n2);
 }
 
@@ -48,7 +47,7 @@ fn simplex_corner_3d(d: vec3<f32>, h: u32) -> f32 {
     return t2 * t2 * perlin_grad_3d(h, d, GRADIENTS_IMPROVED);
 }
 
-fn simplex_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32) -> f32 {
+fn simplex_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32) -> f32 {
     let s = (local.x + local.y + local.z) * SIMPLEX_F3;
     let fl = floor(local + vec3<f32>(s));
     let t = (fl.x + fl.y + fl.z) * SIMPLEX_G3;
@@ -71,11 +70,10 @@ fn simplex_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32) -> f32 {
     let d2 = d0 - vec3<f32>(o2) + vec3<f32>(2.0 * SIMPLEX_G3);
     let d3 = d0 - vec3<f32>(1.0 - 3.0 * SIMPLEX_G3);
     let i = cell + vec3<i32>(fl);
-    let sh = seed_hash(seed);
-    let n0 = simplex_corner_3d(d0, hash_3d(i, sh));
-    let n1 = simplex_corner_3d(d1, hash_3d(i + o1, sh));
-    let n2 = simplex_corner_3d(d2, hash_3d(i + o2, sh));
-    let n3 = simplex_corner_3d(d3, hash_3d(i + vec3<i32>(1, 1, 1), sh));
+    let n0 = simplex_corner_3d(d0, hash_3d(i, seed_h));
+    let n1 = simplex_corner_3d(d1, hash_3d(i + o1, seed_h));
+    let n2 = simplex_corner_3d(d2, hash_3d(i + o2, seed_h));
+    let n3 = simplex_corner_3d(d3, hash_3d(i + vec3<i32>(1, 1, 1), seed_h));
     return SIMPLEX_SCALE_3D * (n0 + n1 + n2 + n3);
 }
 
@@ -98,7 +96,7 @@ fn simplex_corner_4d(d: vec4<f32>, h: u32) -> f32 {
     return t2 * t2 * simplex_grad_4d(h, d);
 }
 
-fn simplex_4d(cell: vec4<i32>, local: vec4<f32>, seed: u32) -> f32 {
+fn simplex_4d(cell: vec4<i32>, local: vec4<f32>, seed_h: u32) -> f32 {
     let s = ((local.x + local.y) + (local.z + local.w)) * SIMPLEX_F4;
     let fl = floor(local + vec4<f32>(s));
     let t = ((fl.x + fl.y) + (fl.z + fl.w)) * SIMPLEX_G4;
@@ -123,11 +121,10 @@ fn simplex_4d(cell: vec4<i32>, local: vec4<f32>, seed: u32) -> f32 {
     let d3 = d0 - vec4<f32>(o3) + vec4<f32>(3.0 * SIMPLEX_G4);
     let d4 = d0 - vec4<f32>(1.0 - 4.0 * SIMPLEX_G4);
     let i = cell + vec4<i32>(fl);
-    let sh = seed_hash(seed);
-    let n0 = simplex_corner_4d(d0, hash_4d(i, sh));
-    let n1 = simplex_corner_4d(d1, hash_4d(i + o1, sh));
-    let n2 = simplex_corner_4d(d2, hash_4d(i + o2, sh));
-    let n3 = simplex_corner_4d(d3, hash_4d(i + o3, sh));
-    let n4 = simplex_corner_4d(d4, hash_4d(i + vec4<i32>(1), sh));
+    let n0 = simplex_corner_4d(d0, hash_4d(i, seed_h));
+    let n1 = simplex_corner_4d(d1, hash_4d(i + o1, seed_h));
+    let n2 = simplex_corner_4d(d2, hash_4d(i + o2, seed_h));
+    let n3 = simplex_corner_4d(d3, hash_4d(i + o3, seed_h));
+    let n4 = simplex_corner_4d(d4, hash_4d(i + vec4<i32>(1), seed_h));
     return SIMPLEX_SCALE_4D * ((n0 + n1) + (n2 + n3) + n4);
 }

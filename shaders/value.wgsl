@@ -5,15 +5,14 @@ fn value_corner_2d(c: vec2<i32>, period: vec2<i32>, seed_h: u32) -> f32 {
     return hash_to_signed(hash_2d(vec2<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y)), seed_h));
 }
 
-fn value_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, period: vec2<i32>, fade_kind: u32) -> f32 {
+fn value_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, period: vec2<i32>, fade_kind: u32) -> f32 {
     let fl = floor(local);
     let i = cell + vec2<i32>(fl);
     let f = local - fl;
-    let sh = seed_hash(seed);
-    let a = value_corner_2d(i, period, sh);
-    let b = value_corner_2d(i + vec2<i32>(1, 0), period, sh);
-    let c = value_corner_2d(i + vec2<i32>(0, 1), period, sh);
-    let d = value_corner_2d(i + vec2<i32>(1, 1), period, sh);
+    let a = value_corner_2d(i, period, seed_h);
+    let b = value_corner_2d(i + vec2<i32>(1, 0), period, seed_h);
+    let c = value_corner_2d(i + vec2<i32>(0, 1), period, seed_h);
+    let d = value_corner_2d(i + vec2<i32>(1, 1), period, seed_h);
     let ux = fade(f.x, fade_kind);
     let uy = fade(f.y, fade_kind);
     return lerp(lerp(a, b, ux), lerp(c, d, ux), uy);
@@ -23,22 +22,21 @@ fn value_corner_3d(c: vec3<i32>, period: vec3<i32>, seed_h: u32) -> f32 {
     return hash_to_signed(hash_3d(vec3<i32>(wrap_cell(c.x, period.x), wrap_cell(c.y, period.y), wrap_cell(c.z, period.z)), seed_h));
 }
 
-fn value_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, period: vec3<i32>, fade_kind: u32) -> f32 {
+fn value_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, period: vec3<i32>, fade_kind: u32) -> f32 {
     let fl = floor(local);
     let i = cell + vec3<i32>(fl);
     let f = local - fl;
-    let sh = seed_hash(seed);
     let ux = fade(f.x, fade_kind);
     let uy = fade(f.y, fade_kind);
     let uz = fade(f.z, fade_kind);
-    let a000 = value_corner_3d(i, period, sh);
-    let a100 = value_corner_3d(i + vec3<i32>(1, 0, 0), period, sh);
-    let a010 = value_corner_3d(i + vec3<i32>(0, 1, 0), period, sh);
-    let a110 = value_corner_3d(i + vec3<i32>(1, 1, 0), period, sh);
-    let a001 = value_corner_3d(i + vec3<i32>(0, 0, 1), period, sh);
-    let a101 = value_corner_3d(i + vec3<i32>(1, 0, 1), period, sh);
-    let a011 = value_corner_3d(i + vec3<i32>(0, 1, 1), period, sh);
-    let a111 = value_corner_3d(i + vec3<i32>(1, 1, 1), period, sh);
+    let a000 = value_corner_3d(i, period, seed_h);
+    let a100 = value_corner_3d(i + vec3<i32>(1, 0, 0), period, seed_h);
+    let a010 = value_corner_3d(i + vec3<i32>(0, 1, 0), period, seed_h);
+    let a110 = value_corner_3d(i + vec3<i32>(1, 1, 0), period, seed_h);
+    let a001 = value_corner_3d(i + vec3<i32>(0, 0, 1), period, seed_h);
+    let a101 = value_corner_3d(i + vec3<i32>(1, 0, 1), period, seed_h);
+    let a011 = value_corner_3d(i + vec3<i32>(0, 1, 1), period, seed_h);
+    let a111 = value_corner_3d(i + vec3<i32>(1, 1, 1), period, seed_h);
     let z0 = lerp(lerp(a000, a100, ux), lerp(a010, a110, ux), uy);
     let z1 = lerp(lerp(a001, a101, ux), lerp(a011, a111, ux), uy);
     return lerp(z0, z1, uz);

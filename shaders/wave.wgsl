@@ -14,8 +14,8 @@ const WAVE_INV_FIXED_ONE: f32 = 0.0000152587890625;
 const WAVE_FRACTION_MASK: u32 = 0xFFFFu;
 const WAVE_TABLE_STRIDE: u32 = 4u;
 
-fn wave_shift(seed: u32) -> vec3<u32> {
-    let s0 = pcg(seed_hash(seed) + 1u);
+fn wave_shift(seed_h: u32) -> vec3<u32> {
+    let s0 = pcg(seed_h + 1u);
     let s1 = pcg(s0);
     let s2 = pcg(s1);
     return vec3<u32>(s0, s1, s2);
@@ -28,8 +28,8 @@ fn wave_finish(re: f32, im: f32, amplitude: f32, profile: u32, use_profile: bool
     return re * amplitude;
 }
 
-fn wave_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, count: u32, amplitude: f32, profile: u32, use_profile: bool) -> f32 {
-    let c = bitcast<vec2<u32>>(cell) + wave_shift(seed).xy;
+fn wave_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, count: u32, amplitude: f32, profile: u32, use_profile: bool) -> f32 {
+    let c = bitcast<vec2<u32>>(cell) + wave_shift(seed_h).xy;
     var re = 0.0;
     var im = 0.0;
     for (var k = 0u; k < count; k++) {
@@ -45,8 +45,8 @@ fn wave_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, count: u32, amplitude: 
     return wave_finish(re, im, amplitude, profile, use_profile);
 }
 
-fn wave_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, count: u32, amplitude: f32, profile: u32, use_profile: bool) -> f32 {
-    let c = bitcast<vec3<u32>>(cell) + wave_shift(seed);
+fn wave_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, count: u32, amplitude: f32, profile: u32, use_profile: bool) -> f32 {
+    let c = bitcast<vec3<u32>>(cell) + wave_shift(seed_h);
     var re = 0.0;
     var im = 0.0;
     for (var k = 0u; k < count; k++) {

@@ -7,8 +7,8 @@
 // n is a power of two, so the wrap is a bit mask and stays exact for any i32 lattice offset.
 // Each octave seed shifts the tile by a hashed whole number of cells.
 
-fn wavelet_shift(seed: u32) -> vec3<u32> {
-    let s0 = pcg(seed_hash(seed) + 2u);
+fn wavelet_shift(seed_h: u32) -> vec3<u32> {
+    let s0 = pcg(seed_h + 2u);
     let s1 = pcg(s0);
     let s2 = pcg(s1);
     return vec3<u32>(s0, s1, s2);
@@ -23,10 +23,10 @@ fn wavelet_weights(p: f32) -> vec3<f32> {
     return vec3<f32>(w0, 1.0 - w0 - w2, w2);
 }
 
-fn wavelet_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, n: u32) -> f32 {
+fn wavelet_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, n: u32) -> f32 {
     let mask = n - 1u;
     let mid = ceil(local - vec2<f32>(0.5));
-    let base = bitcast<vec2<u32>>(cell + vec2<i32>(mid)) + wavelet_shift(seed).xy - vec2<u32>(1u);
+    let base = bitcast<vec2<u32>>(cell + vec2<i32>(mid)) + wavelet_shift(seed_h).xy - vec2<u32>(1u);
     let wx = wavelet_weights(local.x);
     let wy = wavelet_weights(local.y);
     var sum = 0.0;
@@ -41,10 +41,10 @@ fn wavelet_2d(cell: vec2<i32>, local: vec2<f32>, seed: u32, n: u32) -> f32 {
     return sum;
 }
 
-fn wavelet_3d(cell: vec3<i32>, local: vec3<f32>, seed: u32, n: u32) -> f32 {
+fn wavelet_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, n: u32) -> f32 {
     let mask = n - 1u;
     let mid = ceil(local - vec3<f32>(0.5));
-    let base = bitcast<vec3<u32>>(cell + vec3<i32>(mid)) + wavelet_shift(seed) - vec3<u32>(1u);
+    let base = bitcast<vec3<u32>>(cell + vec3<i32>(mid)) + wavelet_shift(seed_h) - vec3<u32>(1u);
     let wx = wavelet_weights(local.x);
     let wy = wavelet_weights(local.y);
     let wz = wavelet_weights(local.z);

@@ -140,3 +140,71 @@ fn hash_outputs_are_spread_out() {
     assert_ne!(hash_2d([3, 4], sh), hash_2d([4, 3], sh));
     assert_ne!(hash_2d([3, 4], seed_hash(1)), hash_2d([3, 4], seed_hash(2)));
 }
+
+/// Fraction of cells whose `bits`-bit hash field equals the one `shift` cells away.
+fn agreement(hash: impl Fn([i32; 3]) -> u32, shift: [i32; 3], n: i32, bits: u32) -> f64 {
+    let mask = (1u32 << bits) - 1;
+    let mut same = 0u64;
+    let mut total = 0u64;
+    for z in 0..n.min(16) {
+        for y in 0..n {
+            for x in 0..n {
+                let a = hash([x, y, z]);
+                let b = hash([x + shift[0], y + shift[1], z + shift[2]]);
+                for field in [a & mask, a >> (32 - bits)]
+                    .into_iter()
+                    .zip([b & mask, b >> (32 - bits)])
+                {
+                    same += u64::from(field.0 == field.1);
+                    total += 1;
+                }
+            }
+        }
+    }
+    same as f64 / total as f64
+}
+
+#[test]
+fn lattice_hashes_show_no_structure_along_short_vectors() {
+    // A hash with lattice structure (a sum of per-axis products, a short period) repeats its
+    // gradient choices along some short vector: the low 3 bits (gradient selection) and the top
+    // 8 bits (values) would agree far more often than chance there.
+    let sh = seed_hash(4000000007);
+    let h2 = |c: [i32; 3]| hash_2d([c[0], c[1]], sh);
+    let h3 = |c: [i32; 3]| hash_3d(c, sh);
+    let h4 = |c: [i32; 3]| hash_4d([c[0], c[1], c[2], c[0] - c[1]], sh);
+    let mut worst = (0.0f64, [0; 3], "");
+    for (name, dims) in [("2d", 2), ("3d", 3), ("4d", 3)] {
+        let reach = if dims == 2 { 24 } else { 6 };
+        for dz in if dims == 2 { 0..=0 } else { -reach..=reach } {
+            for dy in -reach..=reach {
+                for dx in 0..=reach {
+                    if (dx, dy, dz) <= (0, 0, 0) && dx == 0 && (dy < 0 || (dy == 0 && dz <= 0)) {
+                        continue; // each vector once, never the zero vector
+                    }
+                    let shift = [dx, dy, dz];
+                    for bits in [3u32, 8] {
+                        let chance = 1.0 / f64::from(1u32 << bits);
+                        let a = match name {
+                            "2d" => agreement(h2, shift, 48, bits),
+                            "3d" => agreement(h3, shift, 24, bits),
+                            _ => agreement(h4, shift, 24, bits),
+                        };
+                        let excess = a - chance;
+                        if excess > worst.0 {
+                            worst = (excess, shift, name);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // 3 bits: chance 0.125; 4608+ comparisons per vector give a standard error below 0.005.
+    assert!(
+        worst.0 < 0.03,
+        "hash {} repeats along {:?}: agreement {:.3} above chance",
+        worst.2,
+        worst.1,
+        worst.0
+    );
+}

@@ -1,8 +1,9 @@
 // Integer hashes shared by every kernel. Twin: src/cpu/hash.rs.
 //
 // `pcg` is the PCG-based one-dimensional hash recommended by Jarzynski and Olano,
-// "Hash Functions for GPU Rendering" (JCGT 2020). Lattice hashes nest it,
-// pcg(pcg(pcg(seed) + x) + y), the nesting the paper uses for several dimensions.
+// "Hash Functions for GPU Rendering" (JCGT 2020); it hashes seeds and derives further numbers
+// from a hash. Lattice cells use the cheaper hash_2d / hash_3d / hash_4d below (one multiply
+// per corner instead of a chain of PCG rounds: see BENCHMARKS.md).
 // All arithmetic is u32 and wraps, so the CPU twin agrees bit for bit.
 
 fn pcg(v: u32) -> u32 {
@@ -39,21 +40,37 @@ fn pcg4d(v_in: vec4<u32>) -> vec4<u32> {
     return v;
 }
 
-// The seed is mixed once per sample; lattice coordinates are then folded in one at a time.
+// The seed of an octave is mixed once, on the host (the Octave uniform holds seed_hash(seed));
+// kernels receive it as `seed_h`.
 fn seed_hash(seed: u32) -> u32 {
     return pcg(seed);
 }
 
+// Lattice hashes: every coordinate is multiplied by its own odd constant (the xxHash32
+// primes), the products and the seed hash are combined with xor and the sum is finished by
+// one multiply and an xorshift. Neighbouring corners share their coordinate products, so a
+// 2D corner costs one multiply; the multiplies make the result non-linear over GF(2).
+const HASH_PRIME_X: u32 = 2654435761u;
+const HASH_PRIME_Y: u32 = 2246822519u;
+const HASH_PRIME_Z: u32 = 3266489917u;
+const HASH_PRIME_W: u32 = 668265263u;
+const HASH_FINISH: u32 = 374761393u;
+
+fn hash_finish(v: u32) -> u32 {
+    let m = v * HASH_FINISH;
+    return m ^ (m >> 15u);
+}
+
 fn hash_2d(cell: vec2<i32>, seed_h: u32) -> u32 {
-    return pcg(pcg(seed_h + bitcast<u32>(cell.x)) + bitcast<u32>(cell.y));
+    return hash_finish(seed_h ^ (bitcast<u32>(cell.x) * HASH_PRIME_X) ^ (bitcast<u32>(cell.y) * HASH_PRIME_Y));
 }
 
 fn hash_3d(cell: vec3<i32>, seed_h: u32) -> u32 {
-    return pcg(pcg(pcg(seed_h + bitcast<u32>(cell.x)) + bitcast<u32>(cell.y)) + bitcast<u32>(cell.z));
+    return hash_finish(seed_h ^ (bitcast<u32>(cell.x) * HASH_PRIME_X) ^ (bitcast<u32>(cell.y) * HASH_PRIME_Y) ^ (bitcast<u32>(cell.z) * HASH_PRIME_Z));
 }
 
 fn hash_4d(cell: vec4<i32>, seed_h: u32) -> u32 {
-    return pcg(pcg(pcg(pcg(seed_h + bitcast<u32>(cell.x)) + bitcast<u32>(cell.y)) + bitcast<u32>(cell.z)) + bitcast<u32>(cell.w));
+    return hash_finish(seed_h ^ (bitcast<u32>(cell.x) * HASH_PRIME_X) ^ (bitcast<u32>(cell.y) * HASH_PRIME_Y) ^ (bitcast<u32>(cell.z) * HASH_PRIME_Z) ^ (bitcast<u32>(cell.w) * HASH_PRIME_W));
 }
 
 // Top 24 bits as a float in [0, 1]: exact in f32, so both paths agree bit for bit.

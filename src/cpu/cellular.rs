@@ -8,8 +8,10 @@
 //! 3D, Manhattan in 2D) below the distance to any cell three away. Returns: 0 = F1,
 //! 1 = F2, 2 = F2 - F1, 3 = the value in [-1, 1] of the nearest point's cell. Metrics:
 //! 0 = Euclidean, 1 = squared Euclidean, 2 = Manhattan, 3 = Chebyshev.
+//! The outer ring of the 5^d cells is searched only when the 3^d cells inside it leave the
+//! answer open (see `cellular_ring_bound`).
 
-use super::hash::{hash_to_signed, hash_to_unit, pcg3d, pcg4d, seed_hash, wrap_cell};
+use super::hash::{hash_to_signed, hash_to_unit, pcg3d, pcg4d, wrap_cell};
 
 /// `cellular_2d`/`cellular_3d` output: distance to the nearest feature point (F1).
 pub const CELLULAR_F1: u32 = 0;
@@ -85,12 +87,68 @@ pub fn cellular_result(f1: f32, f2: f32, value: f32, ret: u32) -> f32 {
     f1
 }
 
+/// CPU twin of `cellular_keep` in shaders/cellular.wgsl: (F1, F2, value of the nearest) after
+/// one more feature point at distance `dist`.
+#[inline(always)]
+pub fn cellular_keep(best: [f32; 3], dist: f32, value: f32) -> [f32; 3] {
+    if dist < best[0] {
+        return [dist, best[0], value];
+    }
+    if dist < best[1] {
+        return [best[0], dist, best[2]];
+    }
+    best
+}
+
+/// CPU twin of `cellular_deciding` in shaders/cellular.wgsl: the distance the output depends on.
+#[inline(always)]
+pub fn cellular_deciding(best: [f32; 3], ret: u32) -> f32 {
+    if ret == CELLULAR_F2 || ret == CELLULAR_F2_MINUS_F1 {
+        best[1]
+    } else {
+        best[0]
+    }
+}
+
+/// CPU twin of `cellular_ring_bound` in shaders/cellular.wgsl: the least distance of a feature
+/// point two cells away (see there).
+#[inline(always)]
+pub fn cellular_ring_bound(jitter: f32, metric: u32) -> f32 {
+    let b = 1.5 - 0.5 * jitter;
+    if metric == METRIC_EUCLIDEAN_SQUARED {
+        b * b
+    } else {
+        b
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn cellular_visit_2d(
+    best: [f32; 3],
+    i: [i32; 2],
+    o: [i32; 2],
+    f: [f32; 2],
+    period: [i32; 2],
+    seed_h: u32,
+    metric: u32,
+    jitter: f32,
+) -> [f32; 3] {
+    let c = [
+        wrap_cell(i[0].wrapping_add(o[0]), period[0]),
+        wrap_cell(i[1].wrapping_add(o[1]), period[1]),
+    ];
+    let (p, v) = cellular_feature_2d(c, seed_h, jitter);
+    let d = [o[0] as f32 + p[0] - f[0], o[1] as f32 + p[1] - f[1], 0.0];
+    cellular_keep(best, cellular_distance(d, metric), v)
+}
+
 #[allow(clippy::too_many_arguments)]
 /// CPU twin of `cellular_2d` in shaders/cellular.wgsl.
 pub fn cellular_2d(
     cell: [i32; 2],
     local: [f32; 2],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 2],
     ret: u32,
     metric: u32,
@@ -102,29 +160,40 @@ pub fn cellular_2d(
         cell[1].wrapping_add(fl[1] as i32),
     ];
     let f = [local[0] - fl[0], local[1] - fl[1]];
-    let sh = seed_hash(seed);
-    let mut f1 = FAR;
-    let mut f2 = FAR;
-    let mut value = 0.0;
-    for dy in -CELLULAR_REACH..=CELLULAR_REACH {
-        for dx in -CELLULAR_REACH..=CELLULAR_REACH {
-            let c = [
-                wrap_cell(i[0].wrapping_add(dx), period[0]),
-                wrap_cell(i[1].wrapping_add(dy), period[1]),
-            ];
-            let (p, v) = cellular_feature_2d(c, sh, jitter);
-            let d = [dx as f32 + p[0] - f[0], dy as f32 + p[1] - f[1], 0.0];
-            let dist = cellular_distance(d, metric);
-            if dist < f1 {
-                f2 = f1;
-                f1 = dist;
-                value = v;
-            } else if dist < f2 {
-                f2 = dist;
+    let mut best = [FAR, FAR, 0.0];
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            best = cellular_visit_2d(best, i, [dx, dy], f, period, seed_h, metric, jitter);
+        }
+    }
+    if cellular_deciding(best, ret) > cellular_ring_bound(jitter, metric) {
+        for dy in -CELLULAR_REACH..=CELLULAR_REACH {
+            for dx in -CELLULAR_REACH..=CELLULAR_REACH {
+                if dx.abs().max(dy.abs()) == CELLULAR_REACH {
+                    best = cellular_visit_2d(best, i, [dx, dy], f, period, seed_h, metric, jitter);
+                }
             }
         }
     }
-    cellular_result(f1, f2, value, ret)
+    cellular_result(best[0], best[1], best[2], ret)
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn cellular_visit_3d(
+    best: [f32; 3],
+    i: [i32; 3],
+    o: [i32; 3],
+    f: [f32; 3],
+    period: [i32; 3],
+    seed_h: u32,
+    metric: u32,
+    jitter: f32,
+) -> [f32; 3] {
+    let c = [0, 1, 2].map(|k| wrap_cell(i[k].wrapping_add(o[k]), period[k]));
+    let (p, v) = cellular_feature_3d(c, seed_h, jitter);
+    let d = [0, 1, 2].map(|k| o[k] as f32 + p[k] - f[k]);
+    cellular_keep(best, cellular_distance(d, metric), v)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -132,7 +201,7 @@ pub fn cellular_2d(
 pub fn cellular_3d(
     cell: [i32; 3],
     local: [f32; 3],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 3],
     ret: u32,
     metric: u32,
@@ -141,34 +210,33 @@ pub fn cellular_3d(
     let fl = local.map(super::floor);
     let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
-    let sh = seed_hash(seed);
-    let mut f1 = FAR;
-    let mut f2 = FAR;
-    let mut value = 0.0;
-    for dz in -CELLULAR_REACH..=CELLULAR_REACH {
-        for dy in -CELLULAR_REACH..=CELLULAR_REACH {
-            for dx in -CELLULAR_REACH..=CELLULAR_REACH {
-                let c = [
-                    wrap_cell(i[0].wrapping_add(dx), period[0]),
-                    wrap_cell(i[1].wrapping_add(dy), period[1]),
-                    wrap_cell(i[2].wrapping_add(dz), period[2]),
-                ];
-                let (p, v) = cellular_feature_3d(c, sh, jitter);
-                let d = [
-                    dx as f32 + p[0] - f[0],
-                    dy as f32 + p[1] - f[1],
-                    dz as f32 + p[2] - f[2],
-                ];
-                let dist = cellular_distance(d, metric);
-                if dist < f1 {
-                    f2 = f1;
-                    f1 = dist;
-                    value = v;
-                } else if dist < f2 {
-                    f2 = dist;
+    let mut best = [FAR, FAR, 0.0];
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                best = cellular_visit_3d(best, i, [dx, dy, dz], f, period, seed_h, metric, jitter);
+            }
+        }
+    }
+    if cellular_deciding(best, ret) > cellular_ring_bound(jitter, metric) {
+        for dz in -CELLULAR_REACH..=CELLULAR_REACH {
+            for dy in -CELLULAR_REACH..=CELLULAR_REACH {
+                for dx in -CELLULAR_REACH..=CELLULAR_REACH {
+                    if dx.abs().max(dy.abs()).max(dz.abs()) == CELLULAR_REACH {
+                        best = cellular_visit_3d(
+                            best,
+                            i,
+                            [dx, dy, dz],
+                            f,
+                            period,
+                            seed_h,
+                            metric,
+                            jitter,
+                        );
+                    }
                 }
             }
         }
     }
-    cellular_result(f1, f2, value, ret)
+    cellular_result(best[0], best[1], best[2], ret)
 }

@@ -1,6 +1,6 @@
 //! Sparse Gabor noise. Twin of `shaders/gabor.wgsl` (see there for the construction).
 
-use super::hash::{hash_2d, hash_3d, hash_to_signed, hash_to_unit, pcg, seed_hash, wrap_cell};
+use super::hash::{hash_2d, hash_3d, hash_to_signed, hash_to_unit, pcg, wrap_cell};
 use super::turns::{cos_turns, sin_turns};
 
 /// Upper bound on the impulses summed per cell.
@@ -127,7 +127,7 @@ pub fn gabor_cell_3d(
 pub fn gabor_sum_2d(
     cell: [i32; 2],
     local: [f32; 2],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 2],
     k: &GaborKernel,
     isotropic: bool,
@@ -139,12 +139,14 @@ pub fn gabor_sum_2d(
     let r = k.k1[0];
     let lo = f.map(|v| super::floor(v - r) as i32);
     let hi = f.map(|v| super::floor(v + r) as i32);
-    let sh = seed_hash(seed);
     let mut sum = [0.0f32; 2];
     for oy in lo[1]..=hi[1] {
         for ox in lo[0]..=hi[0] {
             let c = [base[0].wrapping_add(ox), base[1].wrapping_add(oy)];
-            let h = hash_2d([wrap_cell(c[0], period[0]), wrap_cell(c[1], period[1])], sh);
+            let h = hash_2d(
+                [wrap_cell(c[0], period[0]), wrap_cell(c[1], period[1])],
+                seed_h,
+            );
             let s = gabor_cell_2d(
                 h,
                 [f[0] - ox as f32, f[1] - oy as f32],
@@ -163,7 +165,7 @@ pub fn gabor_sum_2d(
 pub fn gabor_sum_3d(
     cell: [i32; 3],
     local: [f32; 3],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 3],
     k: &GaborKernel,
     isotropic: bool,
@@ -175,14 +177,13 @@ pub fn gabor_sum_3d(
     let r = k.k1[0];
     let lo = f.map(|v| super::floor(v - r) as i32);
     let hi = f.map(|v| super::floor(v + r) as i32);
-    let sh = seed_hash(seed);
     let mut sum = [0.0f32; 2];
     for oz in lo[2]..=hi[2] {
         for oy in lo[1]..=hi[1] {
             for ox in lo[0]..=hi[0] {
                 let o = [ox, oy, oz];
                 let c = [0, 1, 2].map(|a| wrap_cell(base[a].wrapping_add(o[a]), period[a]));
-                let h = hash_3d(c, sh);
+                let h = hash_3d(c, seed_h);
                 let pos = [0, 1, 2].map(|a| f[a] - o[a] as f32);
                 let s = gabor_cell_3d(h, pos, k, isotropic, complex);
                 sum[0] += s[0];
@@ -197,22 +198,22 @@ pub fn gabor_sum_3d(
 pub fn gabor_2d(
     cell: [i32; 2],
     local: [f32; 2],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 2],
     k: &GaborKernel,
     isotropic: bool,
 ) -> f32 {
-    gabor_sum_2d(cell, local, seed, period, k, isotropic, false)[0] * k.k1[2]
+    gabor_sum_2d(cell, local, seed_h, period, k, isotropic, false)[0] * k.k1[2]
 }
 
 /// CPU twin of `gabor_3d` in shaders/gabor.wgsl.
 pub fn gabor_3d(
     cell: [i32; 3],
     local: [f32; 3],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 3],
     k: &GaborKernel,
     isotropic: bool,
 ) -> f32 {
-    gabor_sum_3d(cell, local, seed, period, k, isotropic, false)[0] * k.k1[2]
+    gabor_sum_3d(cell, local, seed_h, period, k, isotropic, false)[0] * k.k1[2]
 }

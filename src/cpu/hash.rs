@@ -38,35 +38,61 @@ pub fn pcg4d(v: [u32; 4]) -> [u32; 4] {
     v
 }
 
-/// The seed is mixed once per sample; lattice coordinates are folded in one at a time.
+/// The seed of an octave is mixed once, on the host (`OctaveUniform::seed` holds its hash).
 #[inline(always)]
 pub fn seed_hash(seed: u32) -> u32 {
     pcg(seed)
 }
 
+/// Multiplier of the x coordinate in the lattice hashes (the xxHash32 primes).
+pub const HASH_PRIME_X: u32 = 2654435761;
+/// Multiplier of the y coordinate.
+pub const HASH_PRIME_Y: u32 = 2246822519;
+/// Multiplier of the z coordinate.
+pub const HASH_PRIME_Z: u32 = 3266489917;
+/// Multiplier of the w coordinate.
+pub const HASH_PRIME_W: u32 = 668265263;
+/// Multiplier of the finishing step.
+pub const HASH_FINISH: u32 = 374761393;
+
+/// Finishes a lattice hash: one multiply, then the high bits folded into the low ones.
+#[inline(always)]
+pub fn hash_finish(v: u32) -> u32 {
+    let m = v.wrapping_mul(HASH_FINISH);
+    m ^ (m >> 15)
+}
+
 #[inline(always)]
 /// CPU twin of `hash_2d` in shaders/lib/hash.wgsl: hash of a 2D lattice cell under a seed hash.
 pub fn hash_2d(cell: [i32; 2], seed_h: u32) -> u32 {
-    pcg(pcg(seed_h.wrapping_add(cell[0] as u32)).wrapping_add(cell[1] as u32))
+    hash_finish(
+        seed_h
+            ^ (cell[0] as u32).wrapping_mul(HASH_PRIME_X)
+            ^ (cell[1] as u32).wrapping_mul(HASH_PRIME_Y),
+    )
 }
 
 #[inline(always)]
 /// CPU twin of `hash_3d` in shaders/lib/hash.wgsl: hash of a 3D lattice cell under a seed hash.
 pub fn hash_3d(cell: [i32; 3], seed_h: u32) -> u32 {
-    pcg(
-        pcg(pcg(seed_h.wrapping_add(cell[0] as u32)).wrapping_add(cell[1] as u32))
-            .wrapping_add(cell[2] as u32),
+    hash_finish(
+        seed_h
+            ^ (cell[0] as u32).wrapping_mul(HASH_PRIME_X)
+            ^ (cell[1] as u32).wrapping_mul(HASH_PRIME_Y)
+            ^ (cell[2] as u32).wrapping_mul(HASH_PRIME_Z),
     )
 }
 
 #[inline(always)]
 /// CPU twin of `hash_4d` in shaders/lib/hash.wgsl: hash of a 4D lattice cell under a seed hash.
 pub fn hash_4d(cell: [i32; 4], seed_h: u32) -> u32 {
-    pcg(pcg(
-        pcg(pcg(seed_h.wrapping_add(cell[0] as u32)).wrapping_add(cell[1] as u32))
-            .wrapping_add(cell[2] as u32),
+    hash_finish(
+        seed_h
+            ^ (cell[0] as u32).wrapping_mul(HASH_PRIME_X)
+            ^ (cell[1] as u32).wrapping_mul(HASH_PRIME_Y)
+            ^ (cell[2] as u32).wrapping_mul(HASH_PRIME_Z)
+            ^ (cell[3] as u32).wrapping_mul(HASH_PRIME_W),
     )
-    .wrapping_add(cell[3] as u32))
 }
 
 /// Top 24 bits as a float in [0, 1]: exact in f32.

@@ -28,7 +28,7 @@
 //! six cases; for 4D fast it finds 0.0219885 where the reference's corresponds to 0.0220066
 //! (0.08% higher), and the higher one is used so the range holds even if a peak was missed.
 
-use super::hash::{hash_2d, hash_4d, seed_hash};
+use super::hash::{hash_2d, hash_4d};
 
 /// Variant: OpenSimplex2 (fast).
 pub const OS2_FAST: u32 = 0;
@@ -98,7 +98,14 @@ fn os2_grad_4d(aux: &[f32], h: u32, d: [f32; 4]) -> f32 {
 
 /// The contribution of lattice point `base + v` (skewed offsets) in 2D.
 #[inline(always)]
-fn os2_vertex_2d(aux: &[f32], base: [i32; 2], v: [i32; 2], d0: [f32; 2], rsq: f32, sh: u32) -> f32 {
+fn os2_vertex_2d(
+    aux: &[f32],
+    base: [i32; 2],
+    v: [i32; 2],
+    d0: [f32; 2],
+    rsq: f32,
+    seed_h: u32,
+) -> f32 {
     let t = (v[0] + v[1]) as f32 * OS2_UNSKEW_2D;
     let d = [d0[0] - (v[0] as f32 + t), d0[1] - (v[1] as f32 + t)];
     let a = rsq - (d[0] * d[0] + d[1] * d[1]);
@@ -106,14 +113,14 @@ fn os2_vertex_2d(aux: &[f32], base: [i32; 2], v: [i32; 2], d0: [f32; 2], rsq: f3
         return 0.0;
     }
     let p = [base[0].wrapping_add(v[0]), base[1].wrapping_add(v[1])];
-    os2_falloff(a) * os2_grad_2d(aux, hash_2d(p, sh), d)
+    os2_falloff(a) * os2_grad_2d(aux, hash_2d(p, seed_h), d)
 }
 
 /// CPU twin of `opensimplex2_2d` in shaders/opensimplex2.wgsl.
 pub fn opensimplex2_2d(
     cell: [i32; 2],
     local: [f32; 2],
-    seed: u32,
+    seed_h: u32,
     variant: u32,
     aux: &[f32],
 ) -> f32 {
@@ -127,24 +134,23 @@ pub fn opensimplex2_2d(
         cell[0].wrapping_add(fl[0] as i32),
         cell[1].wrapping_add(fl[1] as i32),
     ];
-    let sh = seed_hash(seed);
     if variant == OS2_FAST {
         let third = if d0[1] > d0[0] { [0, 1] } else { [1, 0] };
-        let value = os2_vertex_2d(aux, base, [0, 0], d0, 0.5, sh)
-            + os2_vertex_2d(aux, base, [1, 1], d0, 0.5, sh)
-            + os2_vertex_2d(aux, base, third, d0, 0.5, sh);
+        let value = os2_vertex_2d(aux, base, [0, 0], d0, 0.5, seed_h)
+            + os2_vertex_2d(aux, base, [1, 1], d0, 0.5, seed_h)
+            + os2_vertex_2d(aux, base, third, d0, 0.5, seed_h);
         return OS2_SCALE_2D_FAST * value;
     }
     // Every point within sqrt(2/3) of a point in the skewed cell is one of these eight.
     let rsq = 2.0 / 3.0;
-    let value = (os2_vertex_2d(aux, base, [0, 0], d0, rsq, sh)
-        + os2_vertex_2d(aux, base, [1, 1], d0, rsq, sh))
-        + (os2_vertex_2d(aux, base, [1, 0], d0, rsq, sh)
-            + os2_vertex_2d(aux, base, [0, 1], d0, rsq, sh))
-        + (os2_vertex_2d(aux, base, [-1, 0], d0, rsq, sh)
-            + os2_vertex_2d(aux, base, [0, -1], d0, rsq, sh))
-        + (os2_vertex_2d(aux, base, [2, 1], d0, rsq, sh)
-            + os2_vertex_2d(aux, base, [1, 2], d0, rsq, sh));
+    let value = (os2_vertex_2d(aux, base, [0, 0], d0, rsq, seed_h)
+        + os2_vertex_2d(aux, base, [1, 1], d0, rsq, seed_h))
+        + (os2_vertex_2d(aux, base, [1, 0], d0, rsq, seed_h)
+            + os2_vertex_2d(aux, base, [0, 1], d0, rsq, seed_h))
+        + (os2_vertex_2d(aux, base, [-1, 0], d0, rsq, seed_h)
+            + os2_vertex_2d(aux, base, [0, -1], d0, rsq, seed_h))
+        + (os2_vertex_2d(aux, base, [2, 1], d0, rsq, seed_h)
+            + os2_vertex_2d(aux, base, [1, 2], d0, rsq, seed_h));
     OS2_SCALE_2D_SMOOTH * value
 }
 
@@ -166,7 +172,7 @@ fn os2_vertex_3d(
     copy: i32,
     d: [f32; 3],
     rsq: f32,
-    sh: u32,
+    seed_h: u32,
 ) -> f32 {
     let a = rsq - (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     if a <= 0.0 {
@@ -178,19 +184,18 @@ fn os2_vertex_3d(
         cell[2].wrapping_add(n[2]),
         copy,
     ];
-    os2_falloff(a) * os2_grad_3d(aux, hash_4d(p, sh), d)
+    os2_falloff(a) * os2_grad_3d(aux, hash_4d(p, seed_h), d)
 }
 
 /// CPU twin of `opensimplex2_3d` in shaders/opensimplex2.wgsl.
 pub fn opensimplex2_3d(
     cell: [i32; 3],
     local: [f32; 3],
-    seed: u32,
+    seed_h: u32,
     variant: u32,
     aux: &[f32],
 ) -> f32 {
     let r = os2_rotate_3d(local);
-    let sh = seed_hash(seed);
     let mut value = 0.0;
     for copy in 0..2 {
         // Copy 1 is the cubic lattice shifted by half a cell on every axis.
@@ -200,7 +205,7 @@ pub fn opensimplex2_3d(
             let n = q.map(|v| super::floor(v + 0.5));
             let d = [q[0] - n[0], q[1] - n[1], q[2] - n[2]];
             let ni = n.map(|v| v as i32);
-            value += os2_vertex_3d(aux, cell, ni, copy, d, 0.6, sh);
+            value += os2_vertex_3d(aux, cell, ni, copy, d, 0.6, seed_h);
             // The second-closest point: one step along the axis of largest offset.
             let ad = d.map(f32::abs);
             let axis = if ad[0] >= ad[1] && ad[0] >= ad[2] {
@@ -215,7 +220,7 @@ pub fn opensimplex2_3d(
             n2[axis] += step;
             let mut d2 = d;
             d2[axis] -= step as f32;
-            value += os2_vertex_3d(aux, cell, n2, copy, d2, 0.6, sh);
+            value += os2_vertex_3d(aux, cell, n2, copy, d2, 0.6, seed_h);
         } else {
             // r = sqrt(3/4) < 1, so only the two integers around q on each axis can be in range.
             let b = q.map(super::floor);
@@ -228,7 +233,7 @@ pub fn opensimplex2_3d(
                     q[2] - (b[2] + v[2] as f32),
                 ];
                 let n = [bi[0] + v[0], bi[1] + v[1], bi[2] + v[2]];
-                value += os2_vertex_3d(aux, cell, n, copy, d, 0.75, sh);
+                value += os2_vertex_3d(aux, cell, n, copy, d, 0.75, seed_h);
             }
         }
     }
@@ -261,21 +266,28 @@ pub fn os2_skew_4d(p: [f32; 4], variant: u32) -> [f32; 4] {
 
 /// The contribution of lattice point `base + v` at skewed offset `p` from the sample.
 #[inline(always)]
-fn os2_vertex_4d(aux: &[f32], point: [i32; 4], p: [f32; 4], unskew: f32, rsq: f32, sh: u32) -> f32 {
+fn os2_vertex_4d(
+    aux: &[f32],
+    point: [i32; 4],
+    p: [f32; 4],
+    unskew: f32,
+    rsq: f32,
+    seed_h: u32,
+) -> f32 {
     let t = ((p[0] + p[1]) + (p[2] + p[3])) * unskew;
     let d = [p[0] + t, p[1] + t, p[2] + t, p[3] + t];
     let a = rsq - ((d[0] * d[0] + d[1] * d[1]) + (d[2] * d[2] + d[3] * d[3]));
     if a <= 0.0 {
         return 0.0;
     }
-    os2_falloff(a) * os2_grad_4d(aux, hash_4d(point, sh), d)
+    os2_falloff(a) * os2_grad_4d(aux, hash_4d(point, seed_h), d)
 }
 
 /// CPU twin of `opensimplex2_4d` in shaders/opensimplex2.wgsl.
 pub fn opensimplex2_4d(
     cell: [i32; 4],
     local: [f32; 4],
-    seed: u32,
+    seed_h: u32,
     variant: u32,
     aux: &[f32],
 ) -> f32 {
@@ -283,7 +295,6 @@ pub fn opensimplex2_4d(
     let fl = s.map(super::floor);
     let si = [s[0] - fl[0], s[1] - fl[1], s[2] - fl[2], s[3] - fl[3]];
     let base = [0, 1, 2, 3].map(|k| cell[k].wrapping_add(fl[k] as i32));
-    let sh = seed_hash(seed);
     let mut value = 0.0;
     if variant == OS2_FAST {
         // Five copies of the lattice, 0.2 apart along the diagonal, one point from each. Start
@@ -312,7 +323,7 @@ pub fn opensimplex2_4d(
                 p[axis] -= 1.0;
                 point[axis] = point[axis].wrapping_add(1);
             }
-            let salted = sh.wrapping_add((copy as u32).wrapping_mul(OS2_COPY_SALT));
+            let salted = seed_h.wrapping_add((copy as u32).wrapping_mul(OS2_COPY_SALT));
             value += os2_vertex_4d(aux, point, p, OS2_UNSKEW_4D_FAST, 0.6, salted);
             // The next copy sits 0.2 further down the diagonal; below copy 0 it wraps to
             // copy 4 one lattice step down (m - 0.2 = (m - 1) + 0.8).
@@ -335,7 +346,7 @@ pub fn opensimplex2_4d(
         let v = [aux[c], aux[c + 1], aux[c + 2], aux[c + 3]];
         let p = [si[0] - v[0], si[1] - v[1], si[2] - v[2], si[3] - v[3]];
         let point = [0, 1, 2, 3].map(|k| base[k].wrapping_add(v[k] as i32));
-        value += os2_vertex_4d(aux, point, p, OS2_UNSKEW_4D_SMOOTH, 0.8, sh);
+        value += os2_vertex_4d(aux, point, p, OS2_UNSKEW_4D_SMOOTH, 0.8, seed_h);
     }
     OS2_SCALE_4D_SMOOTH * value
 }

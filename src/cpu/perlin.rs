@@ -1,7 +1,7 @@
 //! Perlin gradient noise. Twin of `shaders/perlin.wgsl`.
 
 use super::fade::{fade, lerp};
-use super::hash::{hash_2d, hash_3d, hash_to_signed, hash_to_unit, pcg, seed_hash, wrap_cell};
+use super::hash::{hash_2d, hash_3d, hash_to_signed, hash_to_unit, pcg, wrap_cell};
 
 /// Gradient set: Perlin's improved fixed gradients.
 pub const GRADIENTS_IMPROVED: u32 = 0;
@@ -41,11 +41,14 @@ fn perlin_corner_2d(
     offset: [i32; 2],
     f: [f32; 2],
     period: [i32; 2],
-    sh: u32,
+    seed_h: u32,
     gradients: u32,
 ) -> f32 {
     let c = [i[0].wrapping_add(offset[0]), i[1].wrapping_add(offset[1])];
-    let h = hash_2d([wrap_cell(c[0], period[0]), wrap_cell(c[1], period[1])], sh);
+    let h = hash_2d(
+        [wrap_cell(c[0], period[0]), wrap_cell(c[1], period[1])],
+        seed_h,
+    );
     perlin_grad_2d(
         h,
         [f[0] - offset[0] as f32, f[1] - offset[1] as f32],
@@ -57,7 +60,7 @@ fn perlin_corner_2d(
 pub fn perlin_2d(
     cell: [i32; 2],
     local: [f32; 2],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 2],
     fade_kind: u32,
     gradients: u32,
@@ -65,11 +68,10 @@ pub fn perlin_2d(
     let fl = local.map(super::floor);
     let i = [0, 1].map(|k| cell[k].wrapping_add(fl[k] as i32));
     let f = [local[0] - fl[0], local[1] - fl[1]];
-    let sh = seed_hash(seed);
-    let a = perlin_corner_2d(i, [0, 0], f, period, sh, gradients);
-    let b = perlin_corner_2d(i, [1, 0], f, period, sh, gradients);
-    let c = perlin_corner_2d(i, [0, 1], f, period, sh, gradients);
-    let d = perlin_corner_2d(i, [1, 1], f, period, sh, gradients);
+    let a = perlin_corner_2d(i, [0, 0], f, period, seed_h, gradients);
+    let b = perlin_corner_2d(i, [1, 0], f, period, seed_h, gradients);
+    let c = perlin_corner_2d(i, [0, 1], f, period, seed_h, gradients);
+    let d = perlin_corner_2d(i, [1, 1], f, period, seed_h, gradients);
     let ux = fade(f[0], fade_kind);
     let uy = fade(f[1], fade_kind);
     lerp(lerp(a, b, ux), lerp(c, d, ux), uy)
@@ -96,11 +98,11 @@ fn perlin_corner_3d(
     offset: [i32; 3],
     f: [f32; 3],
     period: [i32; 3],
-    sh: u32,
+    seed_h: u32,
     gradients: u32,
 ) -> f32 {
     let c = [0, 1, 2].map(|k| wrap_cell(i[k].wrapping_add(offset[k]), period[k]));
-    let h = hash_3d(c, sh);
+    let h = hash_3d(c, seed_h);
     perlin_grad_3d(h, [0, 1, 2].map(|k| f[k] - offset[k] as f32), gradients)
 }
 
@@ -108,7 +110,7 @@ fn perlin_corner_3d(
 pub fn perlin_3d(
     cell: [i32; 3],
     local: [f32; 3],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 3],
     fade_kind: u32,
     gradients: u32,
@@ -116,11 +118,10 @@ pub fn perlin_3d(
     let fl = local.map(super::floor);
     let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
-    let sh = seed_hash(seed);
     let ux = fade(f[0], fade_kind);
     let uy = fade(f[1], fade_kind);
     let uz = fade(f[2], fade_kind);
-    let corner = |o: [i32; 3]| perlin_corner_3d(i, o, f, period, sh, gradients);
+    let corner = |o: [i32; 3]| perlin_corner_3d(i, o, f, period, seed_h, gradients);
     let z0 = lerp(
         lerp(corner([0, 0, 0]), corner([1, 0, 0]), ux),
         lerp(corner([0, 1, 0]), corner([1, 1, 0]), ux),

@@ -8,13 +8,13 @@ use super::turns::{atan2_turns, phase_profile};
 pub fn phasor_2d(
     cell: [i32; 2],
     local: [f32; 2],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 2],
     k: &GaborKernel,
     isotropic: bool,
     profile: u32,
 ) -> f32 {
-    let z = gabor_sum_2d(cell, local, seed, period, k, isotropic, true);
+    let z = gabor_sum_2d(cell, local, seed_h, period, k, isotropic, true);
     phase_profile(atan2_turns(z[1], z[0]), profile)
 }
 
@@ -22,12 +22,12 @@ pub fn phasor_2d(
 pub fn phasor_3d(
     cell: [i32; 3],
     local: [f32; 3],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 3],
     k: &GaborKernel,
     isotropic: bool,
     profile: u32,
 ) -> f32 {
-    let z = gabor_sum_3d(cell, local, seed, period, k, isotropic, true);
+    let z = gabor_sum_3d(cell, local, seed_h, period, k, isotropic, true);
     phase_profile(atan2_turns(z[1], z[0]), profile)
 }

@@ -5,7 +5,7 @@
 //! allows), found by a dense search over the cell, so the output range is [-1, 1].
 //! tests/lattice_scales.rs recomputes the 4D one (32 unit edge gradients, r^2 = 0.6).
 
-use super::hash::{hash_2d, hash_3d, hash_4d, seed_hash};
+use super::hash::{hash_2d, hash_3d, hash_4d};
 use super::perlin::{perlin_grad_2d, perlin_grad_3d, GRADIENTS_IMPROVED};
 
 /// 2D skew factor (sqrt(3) - 1) / 2.
@@ -36,7 +36,7 @@ fn simplex_corner_2d(d: [f32; 2], h: u32) -> f32 {
 }
 
 /// CPU twin of `simplex_2d` in shaders/simplex.wgsl.
-pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed: u32) -> f32 {
+pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed_h: u32) -> f32 {
     let s = (local[0] + local[1]) * SIMPLEX_F2;
     let fl = [super::floor(local[0] + s), super::floor(local[1] + s)];
     let t = (fl[0] + fl[1]) * SIMPLEX_G2;
@@ -52,15 +52,14 @@ pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed: u32) -> f32 {
         cell[0].wrapping_add(fl[0] as i32),
         cell[1].wrapping_add(fl[1] as i32),
     ];
-    let sh = seed_hash(seed);
-    let n0 = simplex_corner_2d(d0, hash_2d(i, sh));
+    let n0 = simplex_corner_2d(d0, hash_2d(i, seed_h));
     let n1 = simplex_corner_2d(
         d1,
-        hash_2d([i[0].wrapping_add(o[0]), i[1].wrapping_add(o[1])], sh),
+        hash_2d([i[0].wrapping_add(o[0]), i[1].wrapping_add(o[1])], seed_h),
     );
     let n2 = simplex_corner_2d(
         d2,
-        hash_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], sh),
+        hash_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], seed_h),
     );
     SIMPLEX_SCALE_2D * (n0 + n1 + n2)
 }
@@ -73,7 +72,7 @@ fn simplex_corner_3d(d: [f32; 3], h: u32) -> f32 {
 }
 
 /// CPU twin of `simplex_3d` in shaders/simplex.wgsl.
-pub fn simplex_3d(cell: [i32; 3], local: [f32; 3], seed: u32) -> f32 {
+pub fn simplex_3d(cell: [i32; 3], local: [f32; 3], seed_h: u32) -> f32 {
     let s = (local[0] + local[1] + local[2]) * SIMPLEX_F3;
     let fl = local.map(|v| super::floor(v + s));
     let t = (fl[0] + fl[1] + fl[2]) * SIMPLEX_G3;
@@ -96,8 +95,7 @@ pub fn simplex_3d(cell: [i32; 3], local: [f32; 3], seed: u32) -> f32 {
     let c3 = 1.0 - 3.0 * SIMPLEX_G3;
     let d3 = d0.map(|v| v - c3);
     let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
-    let sh = seed_hash(seed);
-    let at = |o: [i32; 3]| hash_3d([0, 1, 2].map(|k| i[k].wrapping_add(o[k])), sh);
+    let at = |o: [i32; 3]| hash_3d([0, 1, 2].map(|k| i[k].wrapping_add(o[k])), seed_h);
     let n0 = simplex_corner_3d(d0, at([0, 0, 0]));
     let n1 = simplex_corner_3d(d1, at(o1));
     let n2 = simplex_corner_3d(d2, at(o2));
@@ -127,7 +125,7 @@ fn simplex_corner_4d(d: [f32; 4], h: u32) -> f32 {
 }
 
 /// CPU twin of `simplex_4d` in shaders/simplex.wgsl.
-pub fn simplex_4d(cell: [i32; 4], local: [f32; 4], seed: u32) -> f32 {
+pub fn simplex_4d(cell: [i32; 4], local: [f32; 4], seed_h: u32) -> f32 {
     let s = ((local[0] + local[1]) + (local[2] + local[3])) * SIMPLEX_F4;
     let fl = local.map(|v| (v + s).floor());
     let t = ((fl[0] + fl[1]) + (fl[2] + fl[3])) * SIMPLEX_G4;
@@ -153,8 +151,7 @@ pub fn simplex_4d(cell: [i32; 4], local: [f32; 4], seed: u32) -> f32 {
     let c4 = 1.0 - 4.0 * SIMPLEX_G4;
     let d4 = d0.map(|v| v - c4);
     let i = [0, 1, 2, 3].map(|k| cell[k].wrapping_add(fl[k] as i32));
-    let sh = seed_hash(seed);
-    let at = |o: [i32; 4]| hash_4d([0, 1, 2, 3].map(|k| i[k].wrapping_add(o[k])), sh);
+    let at = |o: [i32; 4]| hash_4d([0, 1, 2, 3].map(|k| i[k].wrapping_add(o[k])), seed_h);
     let n0 = simplex_corner_4d(d0, at([0, 0, 0, 0]));
     let n1 = simplex_corner_4d(d1, at(o1));
     let n2 = simplex_corner_4d(d2, at(o2));

@@ -1,7 +1,7 @@
 //! Value noise. Twin of `shaders/value.wgsl`.
 
 use super::fade::{fade, lerp};
-use super::hash::{hash_2d, hash_3d, hash_to_signed, seed_hash, wrap_cell};
+use super::hash::{hash_2d, hash_3d, hash_to_signed, wrap_cell};
 
 #[inline(always)]
 fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {
@@ -15,7 +15,7 @@ fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {
 pub fn value_2d(
     cell: [i32; 2],
     local: [f32; 2],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 2],
     fade_kind: u32,
 ) -> f32 {
@@ -25,11 +25,10 @@ pub fn value_2d(
         cell[1].wrapping_add(fl[1] as i32),
     ];
     let f = [local[0] - fl[0], local[1] - fl[1]];
-    let sh = seed_hash(seed);
-    let a = value_corner_2d(i, period, sh);
-    let b = value_corner_2d([i[0].wrapping_add(1), i[1]], period, sh);
-    let c = value_corner_2d([i[0], i[1].wrapping_add(1)], period, sh);
-    let d = value_corner_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], period, sh);
+    let a = value_corner_2d(i, period, seed_h);
+    let b = value_corner_2d([i[0].wrapping_add(1), i[1]], period, seed_h);
+    let c = value_corner_2d([i[0], i[1].wrapping_add(1)], period, seed_h);
+    let d = value_corner_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], period, seed_h);
     let ux = fade(f[0], fade_kind);
     let uy = fade(f[1], fade_kind);
     lerp(lerp(a, b, ux), lerp(c, d, ux), uy)
@@ -51,14 +50,13 @@ fn value_corner_3d(c: [i32; 3], period: [i32; 3], seed_h: u32) -> f32 {
 pub fn value_3d(
     cell: [i32; 3],
     local: [f32; 3],
-    seed: u32,
+    seed_h: u32,
     period: [i32; 3],
     fade_kind: u32,
 ) -> f32 {
     let fl = local.map(super::floor);
     let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
-    let sh = seed_hash(seed);
     let ux = fade(f[0], fade_kind);
     let uy = fade(f[1], fade_kind);
     let uz = fade(f[2], fade_kind);
@@ -70,7 +68,7 @@ pub fn value_3d(
                 i[2].wrapping_add(dz),
             ],
             period,
-            sh,
+            seed_h,
         )
     };
     let z0 = lerp(

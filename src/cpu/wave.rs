@@ -1,7 +1,7 @@
 //! Wave noise: a sum of plane waves from a host-computed table. Twin of `shaders/wave.wgsl`
 //! (see there for the table layout and the exact fixed-point phase of the lattice offset).
 
-use super::hash::{pcg, seed_hash};
+use super::hash::pcg;
 use super::turns::{atan2_turns, cos_turns, phase_profile, sin_turns};
 
 /// 1 / 65536, exact: a multiply by it equals a divide by 65536.
@@ -13,8 +13,8 @@ pub const WAVE_TABLE_STRIDE: usize = 4;
 
 #[inline(always)]
 /// CPU twin of `wave_shift` in shaders/wave.wgsl: per-seed offset added (wrapping) to the lattice cell.
-pub fn wave_shift(seed: u32) -> [u32; 3] {
-    let s0 = pcg(seed_hash(seed).wrapping_add(1));
+pub fn wave_shift(seed_h: u32) -> [u32; 3] {
+    let s0 = pcg(seed_h.wrapping_add(1));
     let s1 = pcg(s0);
     let s2 = pcg(s1);
     [s0, s1, s2]
@@ -33,14 +33,14 @@ fn wave_finish(re: f32, im: f32, amplitude: f32, profile: u32, use_profile: bool
 pub fn wave_2d(
     cell: [i32; 2],
     local: [f32; 2],
-    seed: u32,
+    seed_h: u32,
     count: u32,
     amplitude: f32,
     profile: u32,
     use_profile: bool,
     aux: &[f32],
 ) -> f32 {
-    let shift = wave_shift(seed);
+    let shift = wave_shift(seed_h);
     let c = [0, 1].map(|a| (cell[a] as u32).wrapping_add(shift[a]));
     let mut re = 0.0f32;
     let mut im = 0.0f32;
@@ -64,14 +64,14 @@ pub fn wave_2d(
 pub fn wave_3d(
     cell: [i32; 3],
     local: [f32; 3],
-    seed: u32,
+    seed_h: u32,
     count: u32,
     amplitude: f32,
     profile: u32,
     use_profile: bool,
     aux: &[f32],
 ) -> f32 {
-    let shift = wave_shift(seed);
+    let shift = wave_shift(seed_h);
     let c = [0, 1, 2].map(|a| (cell[a] as u32).wrapping_add(shift[a]));
     let mut re = 0.0f32;
     let mut im = 0.0f32;

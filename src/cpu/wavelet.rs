@@ -1,12 +1,12 @@
 //! Wavelet noise: quadratic B-spline reconstruction of a band-pass tile. Twin of
 //! `shaders/wavelet.wgsl` (the tile itself is built in `src/family/wavelet.rs`).
 
-use super::hash::{pcg, seed_hash};
+use super::hash::pcg;
 
 #[inline(always)]
 /// CPU twin of `wavelet_shift` in shaders/wavelet.wgsl: per-seed offset added (wrapping) to the tile cell.
-pub fn wavelet_shift(seed: u32) -> [u32; 3] {
-    let s0 = pcg(seed_hash(seed).wrapping_add(2));
+pub fn wavelet_shift(seed_h: u32) -> [u32; 3] {
+    let s0 = pcg(seed_h.wrapping_add(2));
     let s1 = pcg(s0);
     let s2 = pcg(s1);
     [s0, s1, s2]
@@ -23,9 +23,9 @@ pub fn wavelet_weights(p: f32) -> [f32; 3] {
 }
 
 /// CPU twin of `wavelet_2d` in shaders/wavelet.wgsl.
-pub fn wavelet_2d(cell: [i32; 2], local: [f32; 2], seed: u32, n: u32, aux: &[f32]) -> f32 {
+pub fn wavelet_2d(cell: [i32; 2], local: [f32; 2], seed_h: u32, n: u32, aux: &[f32]) -> f32 {
     let mask = n - 1;
-    let shift = wavelet_shift(seed);
+    let shift = wavelet_shift(seed_h);
     let base = [0, 1].map(|a| {
         (cell[a].wrapping_add((local[a] - 0.5).ceil() as i32) as u32)
             .wrapping_add(shift[a])
@@ -46,9 +46,9 @@ pub fn wavelet_2d(cell: [i32; 2], local: [f32; 2], seed: u32, n: u32, aux: &[f32
 }
 
 /// CPU twin of `wavelet_3d` in shaders/wavelet.wgsl.
-pub fn wavelet_3d(cell: [i32; 3], local: [f32; 3], seed: u32, n: u32, aux: &[f32]) -> f32 {
+pub fn wavelet_3d(cell: [i32; 3], local: [f32; 3], seed_h: u32, n: u32, aux: &[f32]) -> f32 {
     let mask = n - 1;
-    let shift = wavelet_shift(seed);
+    let shift = wavelet_shift(seed_h);
     let base = [0, 1, 2].map(|a| {
         (cell[a].wrapping_add((local[a] - 0.5).ceil() as i32) as u32)
             .wrapping_add(shift[a])

@@ -129,7 +129,8 @@ pub struct SamplePoint {
     pub cell: [i32; 4],
     /// Position relative to `cell`, already scaled by frequency.
     pub local: [f32; 4],
-    /// The seed the sample is hashed with.
+    /// The octave's seed hash (`cpu::hash::seed_hash` of its seed), which the lattice
+    /// hashes combine with the cell coordinates.
     pub seed: u32,
     /// Period in lattice cells per axis; 0 on axes that do not tile.
     pub period: [i32; 4],

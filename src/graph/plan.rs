@@ -8,6 +8,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::node::*;
 use super::NoiseGraph;
+use crate::cpu::hash::seed_hash;
 use crate::error::{Error, Result};
 use crate::family::{self, Family};
 
@@ -149,7 +150,8 @@ pub struct OctaveUniform {
     pub warp: [f32; 4],
     /// Lattice period in cells per axis, 0 when the axis does not tile.
     pub period: [i32; 4],
-    /// The octave's seed (stage seed + octave index).
+    /// The octave's seed hash: `seed_hash(stage seed + octave index)`, computed here once
+    /// so that no kernel hashes the seed per sample.
     pub seed: u32,
     /// The octave's amplitude, gain^k.
     pub amp: f32,
@@ -402,7 +404,7 @@ impl GenerateStage {
                 step,
                 warp,
                 period,
-                seed: seed.wrapping_add(k as u32),
+                seed: seed_hash(seed.wrapping_add(k as u32)),
                 amp: amp as f32,
                 _pad: [0; 2],
             };
