@@ -271,26 +271,25 @@ fn angle_degrees(a: &[f32; 4], b: &[f32; 4]) -> f64 {
     (dot / (la * lb)).clamp(-1.0, 1.0).acos().to_degrees()
 }
 
-/// Mean and largest angle between two normal maps, away from the one-pixel border where
-/// central differences are one-sided.
-fn angles(a: &[[f32; 4]], b: &[[f32; 4]], [w, h]: [u32; 2]) -> (f64, f64) {
-    let (mut sum, mut max, mut n) = (0.0f64, 0.0f64, 0usize);
+/// Mean, median and largest angle between two normal maps, away from the one-pixel border
+/// where central differences are one-sided.
+fn angles(a: &[[f32; 4]], b: &[[f32; 4]], [w, h]: [u32; 2]) -> (f64, f64, f64) {
+    let mut all = Vec::new();
     for y in 1..h - 1 {
         for x in 1..w - 1 {
             let i = (y * w + x) as usize;
-            let d = angle_degrees(&a[i], &b[i]);
-            sum += d;
-            max = max.max(d);
-            n += 1;
+            all.push(angle_degrees(&a[i], &b[i]));
         }
     }
-    (sum / n as f64, max)
+    all.sort_by(f64::total_cmp);
+    let mean = all.iter().sum::<f64>() / all.len() as f64;
+    (mean, all[all.len() / 2], *all.last().expect("pixels"))
 }
 
 /// On a finely sampled field the analytic normals and central differences of the baked
 /// field describe the same surface: the angle between them is small, and for smooth fields
 /// it falls about 4 times when the resolution doubles (central differences are second
-/// order), which a wrong derivative would not do.
+/// order), which a wrong derivative would not do. Ridged and billow: see below.
 #[test]
 fn analytic_normals_agree_with_central_differences() {
     for (family, extra, fractal) in [
@@ -304,7 +303,7 @@ fn analytic_normals_agree_with_central_differences() {
         let mut value = g.to_json();
         value["nodes"][0]["frequency"] = json!(2);
         g = NoiseGraph::from_value(&value).expect("graph");
-        let mut means = Vec::new();
+        let (mut means, mut medians) = (Vec::new(), Vec::new());
         for size in [256u32, 512] {
             let view = View::image(size, size);
             let opts = options(&view, NormalMapFormat::Rgba32Float, 0.05);
@@ -312,12 +311,13 @@ fn analytic_normals_agree_with_central_differences() {
             let plan = Plan::new(&g, None).expect("plan");
             let field = run_cpu(&plan, &view, &RunOptions::default()).expect("field");
             let central = normal_map_cpu(&field, &opts).expect("central");
-            let (mean, max) = angles(&analytic, &central, [size, size]);
+            let (mean, median, max) = angles(&analytic, &central, [size, size]);
             eprintln!(
-                "{family} {fractal} {size}x{size} (finest octave {} px per cell): mean angle {mean:.4} deg, max {max:.3} deg",
+                "{family} {fractal} {size}x{size} (finest octave {} px per cell): angle mean {mean:.4} deg, median {median:.4} deg, max {max:.3} deg",
                 size / 16
             );
             means.push(mean);
+            medians.push(median);
         }
         let ratio = means[1] / means[0];
         if fractal == "fbm" {
@@ -331,14 +331,20 @@ fn analytic_normals_agree_with_central_differences() {
                 "{family} {fractal}: error ratio {ratio} when doubling the resolution"
             );
         } else {
-            // Creases, which central differences round off, dominate: the error falls
-            // with their width in pixels.
+            // Central differences round the creases off over a pixel or two: there the
+            // normals differ, so the mean falls only with the creases' share of pixels
+            // (halving with the pixel size), while away from them (the median) they agree.
             assert!(
-                means[1] < 0.5,
+                means[1] < 3.0,
                 "{family} {fractal}: mean angle {} deg",
                 means[1]
             );
-            assert!(ratio < 0.7, "{family} {fractal}: error ratio {ratio}");
+            assert!(ratio < 0.6, "{family} {fractal}: error ratio {ratio}");
+            assert!(
+                medians[1] < 0.25,
+                "{family} {fractal}: median angle {} deg",
+                medians[1]
+            );
         }
     }
 }
