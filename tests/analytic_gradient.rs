@@ -494,3 +494,106 @@ fn nodes_without_an_analytic_gradient_are_refused_by_name() {
     };
     assert!(analytic_normal_map_cpu(&g, Some("base"), &view, &bad).is_err());
 }
+
+fn tool() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_noisegraph"))
+}
+
+/// A `(height, width, 4)` float32 npy file as pixels.
+fn read_rgba_npy(path: &std::path::Path) -> Vec<[f32; 4]> {
+    let bytes = std::fs::read(path).expect("npy file");
+    let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let text = String::from_utf8_lossy(&bytes[10..10 + header]);
+    assert!(text.contains(", 4)"), "shape (H, W, 4): {text}");
+    bytes[10 + header..]
+        .chunks_exact(16)
+        .map(|p| {
+            std::array::from_fn(|c| f32::from_le_bytes(p[c * 4..c * 4 + 4].try_into().unwrap()))
+        })
+        .collect()
+}
+
+/// `noisegraph bake --normal-map analytic|central` writes what the library computes, and
+/// refuses an analytic map of a warp or a point-wise node with exit code 2, naming the node.
+#[test]
+fn cli_bakes_analytic_and_central_normal_maps() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("analytic_cli");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let text = json!({ "seed": 4, "output": "f", "nodes": [
+        { "id": "n", "type": "simplex", "dims": 3, "frequency": 3 },
+        { "id": "f", "type": "ridged", "source": "n", "octaves": 3 },
+        { "id": "d", "type": "perlin", "frequency": 2 },
+        { "id": "w", "type": "warp", "source": "f", "displace": ["d", "d", "d"], "amplitude": 0.1 },
+        { "id": "m", "type": "mul", "inputs": ["f", "d"] }
+    ]});
+    let graph_path = dir.join("g.json");
+    std::fs::write(&graph_path, text.to_string()).expect("graph");
+    let g = NoiseGraph::from_value(&text).expect("graph");
+    let view = View::image(48, 40);
+    let opts = options(&view, NormalMapFormat::Rgba32Float, 0.1);
+    let bake = |mode: &str, node: &str, out: &str, backend: &str| {
+        tool()
+            .args(["bake", graph_path.to_str().unwrap(), "-o"])
+            .arg(dir.join(out))
+            .args(["--normal-map", mode, "--node", node, "--size", "48x40"])
+            .args(["--height-scale", "0.1", "--backend", backend])
+            .output()
+            .expect("run noisegraph")
+    };
+    let run = bake("analytic", "f", "a.npy", "cpu");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let expected = analytic_normal_map_cpu(&g, Some("f"), &view, &opts).expect("analytic");
+    assert_eq!(read_rgba_npy(&dir.join("a.npy")), expected);
+
+    let run = bake("central", "w", "c.npy", "cpu");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let field = run_cpu(
+        &Plan::new(&g, Some("w")).unwrap(),
+        &view,
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        read_rgba_npy(&dir.join("c.npy")),
+        normal_map_cpu(&field, &opts).expect("central")
+    );
+
+    let run = bake("analytic", "f", "a.png", "auto");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let png = image::open(dir.join("a.png")).expect("png");
+    assert_eq!((png.width(), png.height()), (48, 40));
+    assert_eq!(png.color(), image::ColorType::Rgb8);
+
+    for (node, reason) in [("w", "warp"), ("m", "point-wise 'mul'")] {
+        let out = format!("{node}.png");
+        let run = bake("analytic", node, &out, "auto");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{stderr}");
+        for part in [
+            format!("node '{node}'").as_str(),
+            reason,
+            "--normal-map central",
+        ] {
+            assert!(stderr.contains(part), "'{part}' missing from: {stderr}");
+        }
+        assert!(
+            !dir.join(&out).exists(),
+            "nothing written for a refused bake"
+        );
+    }
+    let run = bake("sobel", "f", "x.png", "cpu");
+    assert_eq!(run.status.code(), Some(2));
+}
