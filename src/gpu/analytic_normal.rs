@@ -177,6 +177,8 @@ pub fn analytic_normal_map(
 /// scale change through uniforms only.
 ///
 /// Every octave runs in one dispatch (no split across passes), at most 32 octaves.
+/// `options.border` does not apply: no neighbour is read. Ridged and billow have a crease
+/// where an octave crosses 0; there the slope of that octave is taken as 0.
 ///
 /// ```no_run
 /// use std::sync::Arc;
