@@ -85,20 +85,24 @@ fn compare(a: &[[f32; 4]], b: &[[f32; 4]], tolerance: f32) -> (f32, f64) {
 /// rounding of 0 may take the slope of either side on the two paths.
 const KINK_ALLOWANCE: f64 = 0.001;
 
-fn params_of(family: &str, extra: &Value) -> FamilyParams {
-    let fam = lookup(family).expect("family");
+/// A family's parameters: its defaults, with the choices named in `extra` applied.
+fn params_of(fam: &dyn noisegraph::family::Family, extra: &Value) -> FamilyParams {
+    use noisegraph::family::ParamKind;
     let mut p = FamilyParams::default();
     for spec in fam.params() {
-        let noisegraph::family::ParamKind::Choice { options, default } = spec.kind else {
-            panic!("only choices here");
+        let v = match spec.kind {
+            ParamKind::Number { default, .. } => ParamValue::Number(default),
+            ParamKind::Integer { default, .. } => ParamValue::Integer(default),
+            ParamKind::Choice { options, default } => {
+                let name = extra
+                    .get(spec.name)
+                    .and_then(Value::as_str)
+                    .unwrap_or(default);
+                let index = options.iter().position(|o| *o == name).expect("option");
+                ParamValue::Choice(index as u32)
+            }
         };
-        let name = extra
-            .get(spec.name)
-            .and_then(Value::as_str)
-            .unwrap_or(default);
-        let index = options.iter().position(|o| *o == name).expect("option");
-        p.values
-            .insert(spec.name.into(), ParamValue::Choice(index as u32));
+        p.values.insert(spec.name.to_string(), v);
     }
     p
 }
@@ -127,7 +131,7 @@ fn derivatives_match_finite_differences_of_the_plain_sampler() {
     const H: f32 = 1e-3;
     for (family, extra, label) in variants() {
         let fam = lookup(family).expect("family");
-        let params = params_of(family, &extra);
+        let params = params_of(fam, &extra);
         for dims in [2u32, 3] {
             let uniforms = fam.uniforms(dims, &params);
             let plain = fam.cpu_sampler(dims, &params, uniforms, Arc::from(Vec::new()));
@@ -601,4 +605,51 @@ fn cli_bakes_analytic_and_central_normal_maps() {
     }
     let run = bake("sobel", "f", "x.png", "cpu");
     assert_eq!(run.status.code(), Some(2));
+}
+
+/// A family has a WGSL gradient exactly where it has a CPU one, and value, Perlin and
+/// simplex have both in 2D and 3D.
+#[test]
+fn gradient_variants_come_in_twins() {
+    for fam in noisegraph::family::registry() {
+        for &dims in fam.dims() {
+            let params = params_of(*fam, &json!({}));
+            let wgsl = fam.wgsl_grad_call(dims, &params).is_some();
+            let cpu = fam
+                .cpu_grad_sampler(
+                    dims,
+                    &params,
+                    fam.uniforms(dims, &params),
+                    Arc::from(Vec::new()),
+                )
+                .is_some();
+            assert_eq!(wgsl, cpu, "{} {dims}D", fam.name());
+            let expected = matches!(fam.name(), "value" | "perlin" | "simplex") && dims <= 3;
+            assert_eq!(wgsl, expected, "{} {dims}D", fam.name());
+        }
+    }
+}
+
+/// A tile of a view gets exactly the normals of the same pixels of the whole view (the
+/// lattice split and the step are the whole view's), on both paths.
+#[test]
+fn tiles_match_the_whole_view() {
+    let g = graph("perlin", &json!({ "fade": "cubic" }), 2, "ridged", 21);
+    let whole = View::image(96, 80).with_origin([3.3, -1.7, 0.0]);
+    let opts = options(&whole, NormalMapFormat::Rgba32Float, 0.05);
+    let full = analytic_normal_map_cpu(&g, None, &whole, &opts).expect("whole");
+    let (offset, size) = ([40, 24, 0], [33, 29, 1]);
+    let tile = whole.tile(offset, size);
+    let part = analytic_normal_map_cpu(&g, None, &tile, &opts).expect("tile");
+    for y in 0..size[1] {
+        for x in 0..size[0] {
+            let t = part[(y * size[0] + x) as usize];
+            let f = full[((y + offset[1]) * 96 + x + offset[0]) as usize];
+            assert_eq!(t, f, "tile pixel ({x}, {y})");
+        }
+    }
+    let Some(ctx) = common::gpu() else { return };
+    let gpu = analytic_normal_map(&ctx, &g, None, tile, opts).expect("gpu tile");
+    let (worst, over) = compare(&gpu, &part, PARITY_TOLERANCE);
+    assert!(over <= KINK_ALLOWANCE, "max |gpu - cpu| = {worst:e}");
 }
