@@ -128,3 +128,67 @@ fn simplex_4d(cell: vec4<i32>, local: vec4<f32>, seed_h: u32) -> f32 {
     let n4 = simplex_corner_4d(d4, hash_4d(i + vec4<i32>(1), seed_h));
     return SIMPLEX_SCALE_4D * ((n0 + n1) + (n2 + n3) + n4);
 }
+
+// ---- Analytic gradients (2D and 3D): (value, d/dx, d/dy, d/dz) with respect to `local`; the
+// value is the plain function's. A corner's term t^4 (g . d), t = r^2 - |d|^2, has gradient
+// t^4 g - 8 t^3 (g . d) d (zero, like the term, outside the radius where t is clamped to 0).
+
+fn simplex_corner_grad_2d(d: vec2<f32>, h: u32) -> vec4<f32> {
+    let t = max(0.5 - dot(d, d), 0.0);
+    let t2 = t * t;
+    let n = perlin_grad_2d(h, d, GRADIENTS_IMPROVED);
+    let g = perlin_gradient_2d(h, GRADIENTS_IMPROVED);
+    return vec4<f32>(t2 * t2 * n, t2 * t2 * g - (8.0 * t2 * t * n) * d, 0.0);
+}
+
+fn simplex_2d_grad(cell: vec2<i32>, local: vec2<f32>, seed_h: u32) -> vec4<f32> {
+    let s = (local.x + local.y) * SIMPLEX_F2;
+    let fl = floor(local + vec2<f32>(s));
+    let t = (fl.x + fl.y) * SIMPLEX_G2;
+    let d0 = local - (fl - vec2<f32>(t));
+    let o = select(vec2<i32>(0, 1), vec2<i32>(1, 0), d0.x > d0.y);
+    let d1 = d0 - vec2<f32>(o) + vec2<f32>(SIMPLEX_G2);
+    let d2 = d0 - vec2<f32>(1.0 - 2.0 * SIMPLEX_G2);
+    let i = cell + vec2<i32>(fl);
+    let n0 = simplex_corner_grad_2d(d0, hash_2d(i, seed_h));
+    let n1 = simplex_corner_grad_2d(d1, hash_2d(i + o, seed_h));
+    let n2 = simplex_corner_grad_2d(d2, hash_2d(i + vec2<i32>(1, 1), seed_h));
+    return SIMPLEX_SCALE_2D * (n0 + n1 + n2);
+}
+
+fn simplex_corner_grad_3d(d: vec3<f32>, h: u32) -> vec4<f32> {
+    let t = max(0.6 - dot(d, d), 0.0);
+    let t2 = t * t;
+    let n = perlin_grad_3d(h, d, GRADIENTS_IMPROVED);
+    let g = perlin_gradient_3d(h, GRADIENTS_IMPROVED);
+    return vec4<f32>(t2 * t2 * n, t2 * t2 * g - (8.0 * t2 * t * n) * d);
+}
+
+fn simplex_3d_grad(cell: vec3<i32>, local: vec3<f32>, seed_h: u32) -> vec4<f32> {
+    let s = (local.x + local.y + local.z) * SIMPLEX_F3;
+    let fl = floor(local + vec3<f32>(s));
+    let t = (fl.x + fl.y + fl.z) * SIMPLEX_G3;
+    let d0 = local - (fl - vec3<f32>(t));
+    let ge_xy = d0.x >= d0.y;
+    let ge_yz = d0.y >= d0.z;
+    let ge_xz = d0.x >= d0.z;
+    let o1 = vec3<i32>(
+        select(0, 1, ge_xy && ge_xz),
+        select(0, 1, !ge_xy && ge_yz),
+        select(0, 1, !ge_xz && !ge_yz),
+    );
+    let o2 = vec3<i32>(
+        select(0, 1, ge_xy || ge_xz),
+        select(0, 1, !ge_xy || ge_yz),
+        select(0, 1, !(ge_xz && ge_yz)),
+    );
+    let d1 = d0 - vec3<f32>(o1) + vec3<f32>(SIMPLEX_G3);
+    let d2 = d0 - vec3<f32>(o2) + vec3<f32>(2.0 * SIMPLEX_G3);
+    let d3 = d0 - vec3<f32>(1.0 - 3.0 * SIMPLEX_G3);
+    let i = cell + vec3<i32>(fl);
+    let n0 = simplex_corner_grad_3d(d0, hash_3d(i, seed_h));
+    let n1 = simplex_corner_grad_3d(d1, hash_3d(i + o1, seed_h));
+    let n2 = simplex_corner_grad_3d(d2, hash_3d(i + o2, seed_h));
+    let n3 = simplex_corner_grad_3d(d3, hash_3d(i + vec3<i32>(1, 1, 1), seed_h));
+    return SIMPLEX_SCALE_3D * (n0 + n1 + n2 + n3);
+}

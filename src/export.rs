@@ -424,3 +424,68 @@ pub fn read_npy(path: &Path) -> Result<Field> {
         .collect();
     Ok(Field::new(w as u32, h as u32, d as u32, data))
 }
+
+/// Writes a normal map given as signed `(nx, ny, nz, height)` per pixel (x fastest, as
+/// [`crate::gpu::NormalMapFormat::Rgba32Float`] holds it) for a `width x height` image:
+/// PNG and 16-bit PNG as RGB `n * 0.5 + 0.5`, the classic normal-map encoding; npy as a
+/// `(height, width, 4)` float32 array and OpenEXR as RGBA float, both keeping the signed
+/// normal and the height. Written atomically.
+pub fn write_normal_map(
+    normals: &[[f32; 4]],
+    [width, height]: [u32; 2],
+    path: &Path,
+    format: Format,
+) -> Result<()> {
+    if normals.len() as u64 != width as u64 * height as u64 {
+        return Err(Error::InvalidRequest(format!(
+            "{}: {} normals for a {width}x{height} image",
+            path.display(),
+            normals.len()
+        )));
+    }
+    let encode_err = |e: image::ImageError| Error::Encode {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    let unorm = |v: f32| (v * 0.5 + 0.5).clamp(0.0, 1.0);
+    write_atomic(path, |tmp| match format {
+        Format::Png => {
+            let data = normals
+                .iter()
+                .flat_map(|n| [0, 1, 2].map(|c| (unorm(n[c]) * 255.0).round() as u8))
+                .collect();
+            image::RgbImage::from_raw(width, height, data)
+                .expect("size checked")
+                .save_with_format(tmp, image::ImageFormat::Png)
+                .map_err(encode_err)
+        }
+        Format::Png16 => {
+            let data = normals
+                .iter()
+                .flat_map(|n| [0, 1, 2].map(|c| (unorm(n[c]) * 65535.0).round() as u16))
+                .collect();
+            image::ImageBuffer::<image::Rgb<u16>, Vec<u16>>::from_raw(width, height, data)
+                .expect("size checked")
+                .save_with_format(tmp, image::ImageFormat::Png)
+                .map_err(encode_err)
+        }
+        Format::Exr => {
+            let data = normals.iter().flatten().copied().collect();
+            image::Rgba32FImage::from_raw(width, height, data)
+                .expect("size checked")
+                .save_with_format(tmp, image::ImageFormat::OpenExr)
+                .map_err(encode_err)
+        }
+        Format::Npy => {
+            let mut file = BufWriter::new(File::create(tmp).map_err(io_err(path))?);
+            file.write_all(&npy_header(&[height as usize, width as usize, 4]))
+                .map_err(io_err(path))?;
+            for n in normals {
+                for v in n {
+                    file.write_all(&v.to_le_bytes()).map_err(io_err(path))?;
+                }
+            }
+            file.flush().map_err(io_err(path))
+        }
+    })
+}

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use noisegraph::family::{registry, FamilyParams, ParamKind, ParamValue};
 use noisegraph::gpu::assemble::{
-    combine_source, generate_source, normal_map_source, shader_paths, validate_wgsl, GenerateLayout,
+    analytic_normal_source, combine_source, generate_source, normal_map_source, shader_paths,
+    validate_wgsl, GenerateLayout,
 };
 use noisegraph::gpu::NormalMapFormat;
 use noisegraph::graph::{Displacement, FamilyNode, FractalKind, FractalNode, GenerateStage};
@@ -167,7 +168,32 @@ fn every_wgsl_file_validates_as_assembled() {
                 }
             }
             for params in variants {
-                let stage = stage_for(*fam, dims, params.clone());
+                let mut stage = stage_for(*fam, dims, params.clone());
+                // The analytic normal pass, for families with a gradient variant: every
+                // output format, with and without a period.
+                if fam.wgsl_grad_call(dims, &params).is_some() {
+                    covered.insert("analytic_normal.wgsl".into());
+                    for period in [None, Some([4; 4])] {
+                        stage.source.period = period;
+                        for format in NormalMapFormat::ALL {
+                            let source = analytic_normal_source(&stage, format.wgsl_name())
+                                .expect("a gradient variant");
+                            if let Err(e) = validate_wgsl(&source) {
+                                panic!(
+                                    "{} {dims}D analytic normal {format:?} period {period:?} fails validation:\n{e}",
+                                    fam.name()
+                                );
+                            }
+                        }
+                    }
+                    stage.source.period = None;
+                } else {
+                    assert!(
+                        analytic_normal_source(&stage, "rgba16float").is_none(),
+                        "{} {dims}D has no gradient variant, so no analytic source",
+                        fam.name()
+                    );
+                }
                 let aux = stage.family.aux_data(dims, &params, 1).is_some();
                 for volume in [false, true] {
                     for partial in [false, true] {

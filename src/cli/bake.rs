@@ -7,7 +7,11 @@ use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use noisegraph::export::{is_complete, write_field, Format, StreamWriter};
+use noisegraph::export::{is_complete, write_field, write_normal_map, Format, StreamWriter};
+use noisegraph::gpu::{
+    analytic_chain, analytic_normal_map, analytic_normal_map_cpu, normal_map_cpu, NormalMapFormat,
+    NormalMapOptions,
+};
 use noisegraph::tiling::{Shard, TileGrid};
 use noisegraph::{Backend, Executor, NoiseGraph, Plan, RunOptions, View};
 
@@ -74,6 +78,32 @@ pub struct BakeArgs {
     /// Skip outputs (and tiles) that already exist whole.
     #[arg(long)]
     pub resume: bool,
+    /// Bake the node's normal map instead of its values: `analytic` (from the families'
+    /// derivatives: a value, perlin or simplex node in 2D or 3D, or fbm / ridged / billow
+    /// over one) or `central` (central differences of the baked field, any node). PNG gets
+    /// RGB n * 0.5 + 0.5; npy (H, W, 4) and exr RGBA get (nx, ny, nz, height).
+    #[arg(long, value_name = "analytic|central")]
+    pub normal_map: Option<String>,
+    /// With --normal-map: the surface is z = height_scale * value, x and y in view units.
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
+    pub height_scale: f32,
+}
+
+/// How `--normal-map` differentiates the field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NormalMode {
+    Analytic,
+    Central,
+}
+
+fn parse_normal_mode(text: &str) -> Result<NormalMode, Failure> {
+    match text {
+        "analytic" => Ok(NormalMode::Analytic),
+        "central" => Ok(NormalMode::Central),
+        other => Err(Failure::bad_input(format!(
+            "--normal-map: unknown mode '{other}' (analytic, central)"
+        ))),
+    }
 }
 
 /// What a batch did, for the summary line.
@@ -129,6 +159,28 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         tally: Tally::default(),
     };
     let start = Instant::now();
+
+    if let Some(mode) = &args.normal_map {
+        let mode = parse_normal_mode(mode)?;
+        if sources.len() != 1 || args.manifest.is_some() {
+            return Err(Failure::bad_input(
+                "--normal-map: bakes one graph (a file or --preset), not a batch or a manifest",
+            ));
+        }
+        if args.tile.is_some() || args.stitch || args.shard.is_some() {
+            return Err(Failure::bad_input(
+                "--normal-map: not with --tile, --stitch or --shard (a normal map is baked whole)",
+            ));
+        }
+        let output = args
+            .output
+            .clone()
+            .ok_or_else(|| Failure::bad_input("-o/--output: required (the output file)"))?;
+        let job = single_job(sources.remove(0), output, &defaults)?;
+        runner.bake_normal_map(&job, mode, args.height_scale)?;
+        runner.summary(0, start);
+        return Ok(0);
+    }
 
     if sources.len() == 1 && args.manifest.is_none() {
         // One graph: -o is the file; failures exit 2 (bad input) or 1.
@@ -302,6 +354,70 @@ impl Runner {
         self.tally.seconds += start.elapsed().as_secs_f64();
         self.tally.pixels += view.pixel_count();
         Ok(field)
+    }
+
+    /// Bakes the normal map of a job's node (2D): from the analytic gradient, refused with
+    /// the node's name when it has none, or by central differences of the baked field.
+    fn bake_normal_map(
+        &mut self,
+        job: &Job,
+        mode: NormalMode,
+        height_scale: f32,
+    ) -> Result<(), Failure> {
+        let graph = job.source.load()?;
+        let target = job.node.as_deref().unwrap_or(&graph.output).to_string();
+        let view = job.view;
+        if view.is_volume() {
+            return Err(Failure::bad_input(format!(
+                "--normal-map: the size must be 2D (got depth {})",
+                view.size[2]
+            )));
+        }
+        let options = NormalMapOptions {
+            format: NormalMapFormat::Rgba32Float,
+            height_scale,
+            ..NormalMapOptions::for_view(&view)
+        };
+        if mode == NormalMode::Analytic {
+            // Refuse before opening a device.
+            analytic_chain(&graph, Some(&target))?;
+        }
+        let start = Instant::now();
+        let normals = match (mode, self.executor()?) {
+            (NormalMode::Analytic, Executor::Gpu(ctx)) => {
+                analytic_normal_map(ctx, &graph, Some(&target), view, options)?
+            }
+            (NormalMode::Analytic, Executor::Cpu) => {
+                analytic_normal_map_cpu(&graph, Some(&target), &view, &options)?
+            }
+            (NormalMode::Central, executor) => {
+                let field = executor.bake(&graph, Some(&target), &view)?;
+                normal_map_cpu(&field, &options)?
+            }
+        };
+        self.tally.seconds += start.elapsed().as_secs_f64();
+        self.tally.pixels += view.pixel_count();
+        write_normal_map(
+            &normals,
+            [view.size[0], view.size[1]],
+            &job.output,
+            job.format,
+        )?;
+        self.tally.written += 1;
+        eprintln!(
+            "noisegraph: wrote {} ({} normal map, {} {}x{}, node '{}', height scale {height_scale})",
+            job.output.display(),
+            if mode == NormalMode::Analytic {
+                "analytic"
+            } else {
+                "central-difference"
+            },
+            job.format.name(),
+            view.size[0],
+            view.size[1],
+            target
+        );
+        Ok(())
     }
 
     fn run_job(&mut self, job: &Job, units: &[usize]) -> Result<(), Failure> {

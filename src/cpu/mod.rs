@@ -1,6 +1,7 @@
 //! The CPU reference path: one plain-Rust twin per WGSL file, with the same function names,
 //! constants and order of operations, so the GPU output can be checked against it.
 
+pub mod analytic_normal;
 pub mod cellular;
 pub mod combine;
 pub mod fade;

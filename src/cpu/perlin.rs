@@ -1,6 +1,6 @@
 //! Perlin gradient noise. Twin of `shaders/perlin.wgsl`.
 
-use super::fade::{fade, lerp};
+use super::fade::{fade, fade_slope, lerp, lerp_grad};
 use super::hash::{hash_2d, hash_3d, hash_to_signed, hash_to_unit, pcg, wrap_cell};
 
 /// Gradient set: Perlin's improved fixed gradients.
@@ -133,4 +133,141 @@ pub fn perlin_3d(
         uy,
     );
     lerp(z0, z1, uz)
+}
+
+// ---- Analytic gradients: `[value, d/dx, d/dy, d/dz]` with respect to `local`; the value is
+// the number the plain function returns.
+
+/// CPU twin of `perlin_gradient_2d` in shaders/perlin.wgsl: the gradient vector
+/// [`perlin_grad_2d`] dots with the offset.
+#[inline(always)]
+pub fn perlin_gradient_2d(h: u32, gradients: u32) -> [f32; 2] {
+    if gradients == GRADIENTS_RANDOM {
+        let angle = hash_to_unit(h) * TAU;
+        return [angle.cos(), angle.sin()];
+    }
+    let swap = (h & 4) != 0;
+    let gx = select(GRAD2_COS, GRAD2_SIN, swap);
+    let gy = select(GRAD2_SIN, GRAD2_COS, swap);
+    [select(gx, -gx, (h & 1) != 0), select(gy, -gy, (h & 2) != 0)]
+}
+
+/// CPU twin of `perlin_gradient_3d` in shaders/perlin.wgsl: the gradient vector
+/// [`perlin_grad_3d`] dots with the offset.
+#[inline(always)]
+pub fn perlin_gradient_3d(h: u32, gradients: u32) -> [f32; 3] {
+    if gradients == GRADIENTS_RANDOM {
+        let z = hash_to_signed(h);
+        let r = (1.0 - z * z).max(0.0).sqrt();
+        let angle = hash_to_unit(pcg(h)) * TAU;
+        return [r * angle.cos(), r * angle.sin(), z];
+    }
+    let k = h & 15;
+    let u_axis = if k < 8 { 0 } else { 1 };
+    let v_axis = if k < 4 {
+        1
+    } else if k == 12 || k == 14 {
+        0
+    } else {
+        2
+    };
+    let su = select(INV_SQRT2, -INV_SQRT2, (k & 1) != 0);
+    let sv = select(INV_SQRT2, -INV_SQRT2, (k & 2) != 0);
+    [0, 1, 2].map(|a| select(0.0, su, u_axis == a) + select(0.0, sv, v_axis == a))
+}
+
+#[inline(always)]
+fn perlin_corner_grad_2d(
+    i: [i32; 2],
+    offset: [i32; 2],
+    f: [f32; 2],
+    period: [i32; 2],
+    seed_h: u32,
+    gradients: u32,
+) -> [f32; 4] {
+    let c = [i[0].wrapping_add(offset[0]), i[1].wrapping_add(offset[1])];
+    let h = hash_2d(
+        [wrap_cell(c[0], period[0]), wrap_cell(c[1], period[1])],
+        seed_h,
+    );
+    let n = perlin_grad_2d(
+        h,
+        [f[0] - offset[0] as f32, f[1] - offset[1] as f32],
+        gradients,
+    );
+    let g = perlin_gradient_2d(h, gradients);
+    [n, g[0], g[1], 0.0]
+}
+
+/// CPU twin of `perlin_2d_grad` in shaders/perlin.wgsl: `[value, d/dx, d/dy, 0]`.
+pub fn perlin_2d_grad(
+    cell: [i32; 2],
+    local: [f32; 2],
+    seed_h: u32,
+    period: [i32; 2],
+    fade_kind: u32,
+    gradients: u32,
+) -> [f32; 4] {
+    let fl = local.map(super::floor);
+    let i = [0, 1].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let f = [local[0] - fl[0], local[1] - fl[1]];
+    let a = perlin_corner_grad_2d(i, [0, 0], f, period, seed_h, gradients);
+    let b = perlin_corner_grad_2d(i, [1, 0], f, period, seed_h, gradients);
+    let c = perlin_corner_grad_2d(i, [0, 1], f, period, seed_h, gradients);
+    let d = perlin_corner_grad_2d(i, [1, 1], f, period, seed_h, gradients);
+    let ux = fade(f[0], fade_kind);
+    let uy = fade(f[1], fade_kind);
+    let dx = [fade_slope(f[0], fade_kind), 0.0, 0.0];
+    let dy = [0.0, fade_slope(f[1], fade_kind), 0.0];
+    lerp_grad(lerp_grad(a, b, ux, dx), lerp_grad(c, d, ux, dx), uy, dy)
+}
+
+#[inline(always)]
+fn perlin_corner_grad_3d(
+    i: [i32; 3],
+    offset: [i32; 3],
+    f: [f32; 3],
+    period: [i32; 3],
+    seed_h: u32,
+    gradients: u32,
+) -> [f32; 4] {
+    let c = [0, 1, 2].map(|k| wrap_cell(i[k].wrapping_add(offset[k]), period[k]));
+    let h = hash_3d(c, seed_h);
+    let n = perlin_grad_3d(h, [0, 1, 2].map(|k| f[k] - offset[k] as f32), gradients);
+    let g = perlin_gradient_3d(h, gradients);
+    [n, g[0], g[1], g[2]]
+}
+
+/// CPU twin of `perlin_3d_grad` in shaders/perlin.wgsl: `[value, d/dx, d/dy, d/dz]`.
+pub fn perlin_3d_grad(
+    cell: [i32; 3],
+    local: [f32; 3],
+    seed_h: u32,
+    period: [i32; 3],
+    fade_kind: u32,
+    gradients: u32,
+) -> [f32; 4] {
+    let fl = local.map(super::floor);
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let f = [0, 1, 2].map(|k| local[k] - fl[k]);
+    let ux = fade(f[0], fade_kind);
+    let uy = fade(f[1], fade_kind);
+    let uz = fade(f[2], fade_kind);
+    let dx = [fade_slope(f[0], fade_kind), 0.0, 0.0];
+    let dy = [0.0, fade_slope(f[1], fade_kind), 0.0];
+    let dz = [0.0, 0.0, fade_slope(f[2], fade_kind)];
+    let corner = |o: [i32; 3]| perlin_corner_grad_3d(i, o, f, period, seed_h, gradients);
+    let z0 = lerp_grad(
+        lerp_grad(corner([0, 0, 0]), corner([1, 0, 0]), ux, dx),
+        lerp_grad(corner([0, 1, 0]), corner([1, 1, 0]), ux, dx),
+        uy,
+        dy,
+    );
+    let z1 = lerp_grad(
+        lerp_grad(corner([0, 0, 1]), corner([1, 0, 1]), ux, dx),
+        lerp_grad(corner([0, 1, 1]), corner([1, 1, 1]), ux, dx),
+        uy,
+        dy,
+    );
+    lerp_grad(z0, z1, uz, dz)
 }

@@ -6,7 +6,9 @@
 //! tests/lattice_scales.rs recomputes the 4D one (32 unit edge gradients, r^2 = 0.6).
 
 use super::hash::{hash_2d, hash_3d, hash_4d};
-use super::perlin::{perlin_grad_2d, perlin_grad_3d, GRADIENTS_IMPROVED};
+use super::perlin::{
+    perlin_grad_2d, perlin_grad_3d, perlin_gradient_2d, perlin_gradient_3d, GRADIENTS_IMPROVED,
+};
 
 /// 2D skew factor (sqrt(3) - 1) / 2.
 pub const SIMPLEX_F2: f32 = 0.366_025_42;
@@ -158,4 +160,110 @@ pub fn simplex_4d(cell: [i32; 4], local: [f32; 4], seed_h: u32) -> f32 {
     let n3 = simplex_corner_4d(d3, at(o3));
     let n4 = simplex_corner_4d(d4, at([1, 1, 1, 1]));
     SIMPLEX_SCALE_4D * ((n0 + n1) + (n2 + n3) + n4)
+}
+
+// ---- Analytic gradients (2D and 3D): `[value, d/dx, d/dy, d/dz]` with respect to `local`;
+// the value is the plain function's. See shaders/simplex.wgsl for the corner derivative.
+
+#[inline(always)]
+fn simplex_corner_grad_2d(d: [f32; 2], h: u32) -> [f32; 4] {
+    let t = (0.5 - (d[0] * d[0] + d[1] * d[1])).max(0.0);
+    let t2 = t * t;
+    let n = perlin_grad_2d(h, d, GRADIENTS_IMPROVED);
+    let g = perlin_gradient_2d(h, GRADIENTS_IMPROVED);
+    let k = 8.0 * t2 * t * n;
+    [
+        t2 * t2 * n,
+        t2 * t2 * g[0] - k * d[0],
+        t2 * t2 * g[1] - k * d[1],
+        0.0,
+    ]
+}
+
+/// Component-wise sum of corner terms, times the output scale.
+#[inline(always)]
+fn scaled_sum(scale: f32, terms: &[[f32; 4]]) -> [f32; 4] {
+    let mut sum = terms[0];
+    for t in &terms[1..] {
+        for c in 0..4 {
+            sum[c] += t[c];
+        }
+    }
+    sum.map(|v| scale * v)
+}
+
+/// CPU twin of `simplex_2d_grad` in shaders/simplex.wgsl: `[value, d/dx, d/dy, 0]`.
+pub fn simplex_2d_grad(cell: [i32; 2], local: [f32; 2], seed_h: u32) -> [f32; 4] {
+    let s = (local[0] + local[1]) * SIMPLEX_F2;
+    let fl = [super::floor(local[0] + s), super::floor(local[1] + s)];
+    let t = (fl[0] + fl[1]) * SIMPLEX_G2;
+    let d0 = [local[0] - (fl[0] - t), local[1] - (fl[1] - t)];
+    let o = if d0[0] > d0[1] { [1, 0] } else { [0, 1] };
+    let d1 = [
+        d0[0] - o[0] as f32 + SIMPLEX_G2,
+        d0[1] - o[1] as f32 + SIMPLEX_G2,
+    ];
+    let c2 = 1.0 - 2.0 * SIMPLEX_G2;
+    let d2 = [d0[0] - c2, d0[1] - c2];
+    let i = [
+        cell[0].wrapping_add(fl[0] as i32),
+        cell[1].wrapping_add(fl[1] as i32),
+    ];
+    let n0 = simplex_corner_grad_2d(d0, hash_2d(i, seed_h));
+    let n1 = simplex_corner_grad_2d(
+        d1,
+        hash_2d([i[0].wrapping_add(o[0]), i[1].wrapping_add(o[1])], seed_h),
+    );
+    let n2 = simplex_corner_grad_2d(
+        d2,
+        hash_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], seed_h),
+    );
+    scaled_sum(SIMPLEX_SCALE_2D, &[n0, n1, n2])
+}
+
+#[inline(always)]
+fn simplex_corner_grad_3d(d: [f32; 3], h: u32) -> [f32; 4] {
+    let t = (0.6 - (d[0] * d[0] + d[1] * d[1] + d[2] * d[2])).max(0.0);
+    let t2 = t * t;
+    let n = perlin_grad_3d(h, d, GRADIENTS_IMPROVED);
+    let g = perlin_gradient_3d(h, GRADIENTS_IMPROVED);
+    let k = 8.0 * t2 * t * n;
+    [
+        t2 * t2 * n,
+        t2 * t2 * g[0] - k * d[0],
+        t2 * t2 * g[1] - k * d[1],
+        t2 * t2 * g[2] - k * d[2],
+    ]
+}
+
+/// CPU twin of `simplex_3d_grad` in shaders/simplex.wgsl: `[value, d/dx, d/dy, d/dz]`.
+pub fn simplex_3d_grad(cell: [i32; 3], local: [f32; 3], seed_h: u32) -> [f32; 4] {
+    let s = (local[0] + local[1] + local[2]) * SIMPLEX_F3;
+    let fl = local.map(|v| super::floor(v + s));
+    let t = (fl[0] + fl[1] + fl[2]) * SIMPLEX_G3;
+    let d0 = [0, 1, 2].map(|k| local[k] - (fl[k] - t));
+    let ge_xy = d0[0] >= d0[1];
+    let ge_yz = d0[1] >= d0[2];
+    let ge_xz = d0[0] >= d0[2];
+    let o1 = [
+        (ge_xy && ge_xz) as i32,
+        (!ge_xy && ge_yz) as i32,
+        (!ge_xz && !ge_yz) as i32,
+    ];
+    let o2 = [
+        (ge_xy || ge_xz) as i32,
+        (!ge_xy || ge_yz) as i32,
+        (!(ge_xz && ge_yz)) as i32,
+    ];
+    let d1 = [0, 1, 2].map(|k| d0[k] - o1[k] as f32 + SIMPLEX_G3);
+    let d2 = [0, 1, 2].map(|k| d0[k] - o2[k] as f32 + 2.0 * SIMPLEX_G3);
+    let c3 = 1.0 - 3.0 * SIMPLEX_G3;
+    let d3 = d0.map(|v| v - c3);
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let at = |o: [i32; 3]| hash_3d([0, 1, 2].map(|k| i[k].wrapping_add(o[k])), seed_h);
+    let n0 = simplex_corner_grad_3d(d0, at([0, 0, 0]));
+    let n1 = simplex_corner_grad_3d(d1, at(o1));
+    let n2 = simplex_corner_grad_3d(d2, at(o2));
+    let n3 = simplex_corner_grad_3d(d3, at([1, 1, 1]));
+    scaled_sum(SIMPLEX_SCALE_3D, &[n0, n1, n2, n3])
 }

@@ -1,6 +1,6 @@
 //! Value noise. Twin of `shaders/value.wgsl`.
 
-use super::fade::{fade, lerp};
+use super::fade::{fade, fade_slope, lerp, lerp_grad};
 use super::hash::{hash_2d, hash_3d, hash_to_signed, wrap_cell};
 
 #[inline(always)]
@@ -82,4 +82,81 @@ pub fn value_3d(
         uy,
     );
     lerp(z0, z1, uz)
+}
+
+// ---- Analytic gradients: `[value, d/dx, d/dy, d/dz]` with respect to `local`; the value is
+// the number the plain function returns.
+
+/// CPU twin of `value_2d_grad` in shaders/value.wgsl: `[value, d/dx, d/dy, 0]`.
+pub fn value_2d_grad(
+    cell: [i32; 2],
+    local: [f32; 2],
+    seed_h: u32,
+    period: [i32; 2],
+    fade_kind: u32,
+) -> [f32; 4] {
+    let fl = local.map(super::floor);
+    let i = [
+        cell[0].wrapping_add(fl[0] as i32),
+        cell[1].wrapping_add(fl[1] as i32),
+    ];
+    let f = [local[0] - fl[0], local[1] - fl[1]];
+    let corner = |dx: i32, dy: i32| {
+        let v = value_corner_2d(
+            [i[0].wrapping_add(dx), i[1].wrapping_add(dy)],
+            period,
+            seed_h,
+        );
+        [v, 0.0, 0.0, 0.0]
+    };
+    let ux = fade(f[0], fade_kind);
+    let uy = fade(f[1], fade_kind);
+    let dx = [fade_slope(f[0], fade_kind), 0.0, 0.0];
+    let dy = [0.0, fade_slope(f[1], fade_kind), 0.0];
+    lerp_grad(
+        lerp_grad(corner(0, 0), corner(1, 0), ux, dx),
+        lerp_grad(corner(0, 1), corner(1, 1), ux, dx),
+        uy,
+        dy,
+    )
+}
+
+#[inline(always)]
+fn value_corner_grad_3d(c: [i32; 3], period: [i32; 3], seed_h: u32) -> [f32; 4] {
+    [value_corner_3d(c, period, seed_h), 0.0, 0.0, 0.0]
+}
+
+/// CPU twin of `value_3d_grad` in shaders/value.wgsl: `[value, d/dx, d/dy, d/dz]`.
+pub fn value_3d_grad(
+    cell: [i32; 3],
+    local: [f32; 3],
+    seed_h: u32,
+    period: [i32; 3],
+    fade_kind: u32,
+) -> [f32; 4] {
+    let fl = local.map(super::floor);
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let f = [0, 1, 2].map(|k| local[k] - fl[k]);
+    let ux = fade(f[0], fade_kind);
+    let uy = fade(f[1], fade_kind);
+    let uz = fade(f[2], fade_kind);
+    let dx = [fade_slope(f[0], fade_kind), 0.0, 0.0];
+    let dy = [0.0, fade_slope(f[1], fade_kind), 0.0];
+    let dz = [0.0, 0.0, fade_slope(f[2], fade_kind)];
+    let corner = |o: [i32; 3]| {
+        value_corner_grad_3d([0, 1, 2].map(|k| i[k].wrapping_add(o[k])), period, seed_h)
+    };
+    let z0 = lerp_grad(
+        lerp_grad(corner([0, 0, 0]), corner([1, 0, 0]), ux, dx),
+        lerp_grad(corner([0, 1, 0]), corner([1, 1, 0]), ux, dx),
+        uy,
+        dy,
+    );
+    let z1 = lerp_grad(
+        lerp_grad(corner([0, 0, 1]), corner([1, 0, 1]), ux, dx),
+        lerp_grad(corner([0, 1, 1]), corner([1, 1, 1]), ux, dx),
+        uy,
+        dy,
+    );
+    lerp_grad(z0, z1, uz, dz)
 }

@@ -139,6 +139,11 @@ pub struct SamplePoint {
 /// The CPU twin of a family, specialised to one node's parameters.
 pub type Sampler = Box<dyn Fn(&SamplePoint) -> f32 + Send + Sync>;
 
+/// The CPU twin of a family's gradient variant (see [`Family::wgsl_grad_call`]):
+/// `[value, d/dx, d/dy, d/dz]` with respect to `local`, the value being the number the
+/// plain [`Sampler`] returns.
+pub type GradSampler = Box<dyn Fn(&SamplePoint) -> [f32; 4] + Send + Sync>;
+
 /// Everything a family provides. See the module docs.
 pub trait Family: Send + Sync {
     /// The JSON `type` name, also the stem of its `.wgsl` and CPU twin files.
@@ -180,6 +185,23 @@ pub trait Family: Send + Sync {
         uniforms: FamilyUniforms,
         aux: Arc<[f32]>,
     ) -> Sampler;
+    /// The WGSL expression of the family's analytic gradient, when it has one for `dims`: a
+    /// `vec4<f32>` (value, d/dx, d/dy, d/dz) with respect to `local`, the value being the one
+    /// [`Family::wgsl_call`] gives, and the same variables in scope. `None` (the default)
+    /// means normal maps of this family come from central differences of its field.
+    fn wgsl_grad_call(&self, _dims: u32, _params: &FamilyParams) -> Option<String> {
+        None
+    }
+    /// The CPU twin of [`Family::wgsl_grad_call`]; `Some` exactly when that is.
+    fn cpu_grad_sampler(
+        &self,
+        _dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        None
+    }
     /// Splits a frequency-scaled f64 position into the integer lattice offset and the small
     /// f32 remainder the kernel works with. The default suits a cubic lattice.
     fn split_origin(&self, dims: u32, p: [f64; 4], period: [i32; 4]) -> ([i32; 4], [f32; 4]) {

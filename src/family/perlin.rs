@@ -1,9 +1,10 @@
 use std::sync::Arc;
 
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, Sampler, FADE_PARAM,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, Sampler,
+    FADE_PARAM,
 };
-use crate::cpu::perlin::{perlin_2d, perlin_3d};
+use crate::cpu::perlin::{perlin_2d, perlin_2d_grad, perlin_3d, perlin_3d_grad};
 
 pub struct Perlin;
 
@@ -74,5 +75,40 @@ impl Family for Perlin {
                 )
             }),
         }
+    }
+    fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
+        let fade = params.choice("fade");
+        let grads = params.choice("gradients");
+        Some(match dims {
+            2 => format!("perlin_2d_grad(cell.xy, local.xy, seed, period.xy, {fade}u, {grads}u)"),
+            _ => {
+                format!("perlin_3d_grad(cell.xyz, local.xyz, seed, period.xyz, {fade}u, {grads}u)")
+            }
+        })
+    }
+    fn cpu_grad_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        let fade = params.choice("fade");
+        let grads = params.choice("gradients");
+        Some(match dims {
+            2 => Box::new(move |s| {
+                perlin_2d_grad(xy(s.cell), xy(s.local), s.seed, xy(s.period), fade, grads)
+            }),
+            _ => Box::new(move |s| {
+                perlin_3d_grad(
+                    xyz(s.cell),
+                    xyz(s.local),
+                    s.seed,
+                    xyz(s.period),
+                    fade,
+                    grads,
+                )
+            }),
+        })
     }
 }

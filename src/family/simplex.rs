@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
-use super::{split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, Sampler};
-use crate::cpu::simplex::{simplex_2d, simplex_3d, simplex_4d};
+use super::{split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, Sampler};
+use crate::cpu::simplex::{simplex_2d, simplex_2d_grad, simplex_3d, simplex_3d_grad, simplex_4d};
 
 pub struct Simplex;
 
@@ -51,5 +51,30 @@ impl Family for Simplex {
     fn split_origin(&self, dims: u32, p: [f64; 4], _period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
         let (skew, unskew) = simplex_factors(dims);
         split_skewed(dims, p, skew, unskew)
+    }
+    /// 2D and 3D only: 4D has no gradient variant.
+    fn wgsl_grad_call(&self, dims: u32, _params: &FamilyParams) -> Option<String> {
+        match dims {
+            2 => Some("simplex_2d_grad(cell.xy, local.xy, seed)".into()),
+            3 => Some("simplex_3d_grad(cell.xyz, local.xyz, seed)".into()),
+            _ => None,
+        }
+    }
+    fn cpu_grad_sampler(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        match dims {
+            2 => Some(Box::new(|s| {
+                simplex_2d_grad(xy(s.cell), xy(s.local), s.seed)
+            })),
+            3 => Some(Box::new(|s| {
+                simplex_3d_grad(xyz(s.cell), xyz(s.local), s.seed)
+            })),
+            _ => None,
+        }
     }
 }

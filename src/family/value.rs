@@ -1,7 +1,9 @@
 use std::sync::Arc;
 
-use super::{xy, xyz, Family, FamilyParams, FamilyUniforms, ParamSpec, Sampler, FADE_PARAM};
-use crate::cpu::value::{value_2d, value_3d};
+use super::{
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamSpec, Sampler, FADE_PARAM,
+};
+use crate::cpu::value::{value_2d, value_2d_grad, value_3d, value_3d_grad};
 
 pub struct Value;
 
@@ -48,5 +50,29 @@ impl Family for Value {
                 Box::new(move |s| value_3d(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), fade))
             }
         }
+    }
+    fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
+        let fade = params.choice("fade");
+        Some(match dims {
+            2 => format!("value_2d_grad(cell.xy, local.xy, seed, period.xy, {fade}u)"),
+            _ => format!("value_3d_grad(cell.xyz, local.xyz, seed, period.xyz, {fade}u)"),
+        })
+    }
+    fn cpu_grad_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        let fade = params.choice("fade");
+        Some(match dims {
+            2 => Box::new(move |s| {
+                value_2d_grad(xy(s.cell), xy(s.local), s.seed, xy(s.period), fade)
+            }),
+            _ => Box::new(move |s| {
+                value_3d_grad(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), fade)
+            }),
+        })
     }
 }

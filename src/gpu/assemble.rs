@@ -108,6 +108,18 @@ fn common_prelude(volume: bool, uniform_type: &str) -> String {
 /// `sample_family`-shaped function `name` for a chain: the family's call, its lattice
 /// wrap compiled out when the chain has no period, its uniforms read from `uniform`.
 fn sampler_function(name: &str, stage: &GenerateStage, uniform: &str) -> String {
+    let call = stage.family.wgsl_call(stage.dims(), &stage.source.params);
+    sampler_function_of(name, stage, uniform, &call, "f32")
+}
+
+/// [`sampler_function`] for any call of the family returning `ret`.
+fn sampler_function_of(
+    name: &str,
+    stage: &GenerateStage,
+    uniform: &str,
+    call: &str,
+    ret: &str,
+) -> String {
     // Without a period the wrap is a compile-time no-op: lattice wrapping costs an integer
     // modulo per corner, which doubled the time of a Perlin dispatch on lavapipe.
     let period = if stage.source.period.is_some() {
@@ -115,12 +127,9 @@ fn sampler_function(name: &str, stage: &GenerateStage, uniform: &str) -> String 
     } else {
         "vec4<i32>(0)"
     };
-    let call = stage
-        .family
-        .wgsl_call(stage.dims(), &stage.source.params)
-        .replace("params.family", &format!("{uniform}.family"));
+    let call = call.replace("params.family", &format!("{uniform}.family"));
     format!(
-        "fn {name}(cell: vec4<i32>, local: vec4<f32>, seed: u32, period_in: vec4<i32>) -> f32 {{\n    let period = {period};\n    return {call};\n}}\n"
+        "fn {name}(cell: vec4<i32>, local: vec4<f32>, seed: u32, period_in: vec4<i32>) -> {ret} {{\n    let period = {period};\n    return {call};\n}}\n"
     )
 }
 
@@ -156,13 +165,10 @@ fn inline_chain(axis: usize, chain: &GenerateStage) -> String {
     s
 }
 
-/// The full WGSL source of a generate stage.
-pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String {
-    let (_, sampled, coords) = texture_types(layout.volume);
+/// The library and the family files of `chains`, each file once.
+fn library_and_families<'a>(chains: impl Iterator<Item = &'a GenerateStage>) -> String {
     let mut s = library();
-    // The family files of the stage and of its inline chains, each once.
     let mut files: Vec<(&str, &'static str)> = Vec::new();
-    let chains = std::iter::once(stage).chain(stage.displace_inline().map(|(_, _, c)| c));
     for chain in chains {
         for file in chain.family.shader_files() {
             if !files.iter().any(|(f, _)| f == file) {
@@ -175,6 +181,16 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String 
             .unwrap_or_else(|| panic!("family {family} names missing shader {file}"));
         s.push_str(&format!("// ---- {file}\n{source}\n"));
     }
+    s
+}
+
+/// The full WGSL source of a generate stage.
+pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String {
+    let (_, sampled, coords) = texture_types(layout.volume);
+    // The family files of the stage and of its inline chains.
+    let mut s = library_and_families(
+        std::iter::once(stage).chain(stage.displace_inline().map(|(_, _, c)| c)),
+    );
     s.push_str("// ---- generated prelude\n");
     s.push_str(&common_prelude(layout.volume, "StageParams"));
     if layout.partial {
@@ -273,4 +289,50 @@ pub fn normal_map_source(storage_format: &str) -> String {
     );
     s.push_str(shader_file("normal_map.wgsl").expect("normal_map.wgsl is embedded"));
     s
+}
+
+/// The binding of the normal-map uniform (`NormalMapParams`) in the analytic normal pass.
+pub const BINDING_NORMAL_PARAMS: u32 = 2;
+
+/// The declarations of a template file (structs, constants, helpers): its text before the
+/// entry point, so another template can share them instead of repeating them.
+fn declarations(file: &str) -> &'static str {
+    let source = shader_file(file).unwrap_or_else(|| panic!("{file} is embedded"));
+    let end = source
+        .find("@compute")
+        .unwrap_or_else(|| panic!("{file} has an entry point"));
+    &source[..end]
+}
+
+/// The full WGSL source of the analytic normal pass of a generator chain (no warp) writing a
+/// `storage_format` texture, or `None` when the chain's family has no gradient variant in
+/// its dims. It shares the stage template's declarations (`StageParams`, `fractal_remap`) and
+/// the normal-map template's (`NormalMapParams`, `encode_normal`).
+pub fn analytic_normal_source(stage: &GenerateStage, storage_format: &str) -> Option<String> {
+    let call = stage
+        .family
+        .wgsl_grad_call(stage.dims(), &stage.source.params)?;
+    let mut s = library_and_families(std::iter::once(stage));
+    s.push_str("// ---- generated prelude\n");
+    s.push_str(&format!(
+        "const WORKGROUP_X: u32 = {}u;\nconst WORKGROUP_Y: u32 = {}u;\n\
+         @group(0) @binding({BINDING_PARAMS}) var<uniform> params: StageParams;\n\
+         @group(0) @binding({BINDING_OUT}) var out_tex: texture_storage_2d<{storage_format}, write>;\n\
+         @group(0) @binding({BINDING_NORMAL_PARAMS}) var<uniform> normal_params: NormalMapParams;\n",
+        WORKGROUP[0], WORKGROUP[1]
+    ));
+    s.push_str(&sampler_function_of(
+        "sample_family_grad",
+        stage,
+        "params",
+        &call,
+        "vec4<f32>",
+    ));
+    s.push_str("// ---- stage.wgsl (declarations)\n");
+    s.push_str(declarations("stage.wgsl"));
+    s.push_str("// ---- normal_map.wgsl (declarations)\n");
+    s.push_str(declarations("normal_map.wgsl"));
+    s.push_str("// ---- analytic_normal.wgsl\n");
+    s.push_str(shader_file("analytic_normal.wgsl").expect("analytic_normal.wgsl is embedded"));
+    Some(s)
 }

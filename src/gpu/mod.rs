@@ -3,6 +3,7 @@
 
 #![warn(missing_docs)]
 
+mod analytic_normal;
 pub mod assemble;
 mod compiled;
 mod execute;
@@ -15,6 +16,9 @@ mod target;
 
 use std::sync::Arc;
 
+pub use analytic_normal::{
+    analytic_chain, analytic_normal_map, analytic_normal_map_cpu, AnalyticNormalPass,
+};
 pub use compiled::{CompiledGraph, NodeParam};
 pub use execute::{GpuStageOutput, RunOptions, RunTimings};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};

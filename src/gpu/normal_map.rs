@@ -46,7 +46,7 @@ impl NormalMapFormat {
             NormalMapFormat::Rgba32Float => "rgba32float",
         }
     }
-    fn encoding(self) -> u32 {
+    pub(crate) fn encoding(self) -> u32 {
         match self {
             NormalMapFormat::Rgba8Unorm => ENCODING_UNORM,
             _ => ENCODING_SIGNED,
@@ -106,7 +106,7 @@ impl NormalMapOptions {
         }
     }
 
-    fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         if !self.height_scale.is_finite() {
             return Err(Error::InvalidRequest(format!(
                 "normal map: height_scale must be finite (got {})",

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::assemble::{
     GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_HEIGHT, BINDING_INLINE, BINDING_INPUTS,
-    BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL,
+    BINDING_NORMAL_PARAMS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL,
 };
 use crate::error::{Error, Result};
 
@@ -29,6 +29,24 @@ pub enum LayoutKey {
     NormalMap {
         format: wgpu::TextureFormat,
     },
+    /// The analytic normal pass: the chain's uniform, an RGBA storage texture of `format`
+    /// out, the normal-map uniform.
+    AnalyticNormal {
+        format: wgpu::TextureFormat,
+    },
+}
+
+fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
 }
 
 /// Compiled pipelines keyed by assembled source, with a count of compilations.
@@ -59,7 +77,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
     let (volume, out_format) = match key {
         LayoutKey::Generate(g) => (g.volume, wgpu::TextureFormat::R32Float),
         LayoutKey::Combine { volume, .. } => (volume, wgpu::TextureFormat::R32Float),
-        LayoutKey::NormalMap { format } => (false, format),
+        LayoutKey::NormalMap { format } | LayoutKey::AnalyticNormal { format } => (false, format),
     };
     let mut entries = vec![
         wgpu::BindGroupLayoutEntry {
@@ -127,6 +145,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
             }
         }
         LayoutKey::NormalMap { .. } => entries.push(sampled_entry(BINDING_HEIGHT, false)),
+        LayoutKey::AnalyticNormal { .. } => entries.push(uniform_entry(BINDING_NORMAL_PARAMS)),
     }
     entries
 }
