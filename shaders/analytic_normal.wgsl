@@ -35,7 +35,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let kind = params.mode.x;
     var sum = 0.0;
     var grad = vec2<f32>(0.0);
-    for (var k = 0u; k < params.size.w; k++) {
+    // The octave count is compiled in (ANALYTIC_OCTAVES = params.size.w): a uniform trip count
+    // is slow on lavapipe (see stage.wgsl).
+    for (var k = 0u; k < ANALYTIC_OCTAVES; k++) {
         let o = params.octaves[k];
         let local = o.local + pix * o.step + d * o.warp;
         let n = sample_family_grad(o.cell, local, o.seed, o.period);

@@ -5,7 +5,8 @@
 // integer lattice offset `cell` and a small f32 `local`, so the kernel only ever works in
 // small local coordinates: a tile at x = 1e6 is as clean as one at 0. The generated prelude
 // (src/gpu/assemble.rs) declares the bindings and defines sample_family, load_displace,
-// load_partial and store_out for this stage's family and texture shape.
+// load_partial, octave_local, octave_sum and store_out for this stage's family, pass and
+// texture shape.
 
 struct Octave {
     cell: vec4<i32>,
@@ -53,17 +54,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let d = load_displace(gid);
     let pix = vec4<f32>(vec3<f32>(gid + params.pixel_offset.xyz), 0.0);
-    let kind = params.mode.x;
-    let first = params.mode.y;
-    var sum = load_partial(gid);
-    for (var k = first; k < first + params.size.w; k++) {
-        let o = params.octaves[k];
-        let local = o.local + pix * o.step + d * o.warp;
-        let n = sample_family(o.cell, local, o.seed, o.period);
-        sum += o.amp * fractal_remap(n, kind);
-    }
-    if (params.mode.z != 0u) {
+    var sum = octave_sum(pix, d, load_partial(gid));
+    if (PASS_FINALIZE) {
         sum *= params.scalars.x;
     }
     store_out(gid, sum);
+}
+
+// One octave's contribution at pixel position `pix` displaced by `d`. The prelude's
+// octave_sum adds the terms of this pass's octaves, unrolled with constant indices.
+fn octave_term(o: Octave, pix: vec4<f32>, d: vec4<f32>) -> f32 {
+    let local = octave_local(o.local, pix, o.step, d, o.warp);
+    let n = sample_family(o.cell, local, o.seed, o.period);
+    return o.amp * fractal_remap(n, FRACTAL_KIND);
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use noisegraph::family::{registry, FamilyParams, ParamKind, ParamValue};
 use noisegraph::gpu::assemble::{
     analytic_normal_source, combine_source, generate_source, normal_map_source, shader_paths,
-    validate_wgsl, GenerateLayout,
+    validate_wgsl, GenerateLayout, OctavePass,
 };
 use noisegraph::gpu::NormalMapFormat;
 use noisegraph::graph::{Displacement, FamilyNode, FractalKind, FractalNode, GenerateStage};
@@ -122,7 +122,7 @@ fn fused_warp_shapes_validate() {
                                 inline: GenerateLayout::inline_mask(&stage),
                                 aux,
                             };
-                            let source = generate_source(&stage, layout);
+                            let source = generate_source(&stage, layout, pass_of(partial));
                             if let Err(e) = validate_wgsl(&source) {
                                 panic!(
                                     "{} {dims}D fused with {} {layout:?} fails validation:\n{e}",
@@ -205,7 +205,7 @@ fn every_wgsl_file_validates_as_assembled() {
                                 inline: 0,
                                 aux,
                             };
-                            let source = generate_source(&stage, layout);
+                            let source = generate_source(&stage, layout, pass_of(partial));
                             if let Err(e) = validate_wgsl(&source) {
                                 panic!("{} {dims}D {layout:?} fails validation:\n{e}", fam.name());
                             }
@@ -274,5 +274,22 @@ fn every_kernel_has_a_cpu_twin() {
             fam.name(),
             fam.name()
         );
+    }
+}
+
+/// A pass shape for a layout: the first pass of a split stage, or a later one that finalizes.
+fn pass_of(partial: bool) -> OctavePass {
+    if partial {
+        OctavePass {
+            first: 3,
+            count: 2,
+            finalize: true,
+        }
+    } else {
+        OctavePass {
+            first: 0,
+            count: 3,
+            finalize: false,
+        }
     }
 }

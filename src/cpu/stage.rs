@@ -42,15 +42,17 @@ pub enum DisplaceInput<'a> {
     },
 }
 
-/// Octaves `first..first + count` of a stage at pixel position `pix` displaced by `d`,
-/// added to `sum`. Both the stage loop and inline chains run this, so a fused chain gives
-/// the value its own stage would have written.
+/// Octaves `first..first + count` of a stage at pixel position `pix`, displaced by `d` when
+/// the stage is `warped`, added to `sum` (twin of `octave_sum` / `octave_term` and of the
+/// generated `octave_local`). Both the stage loop and inline chains run this, so a fused
+/// chain gives the value its own stage would have written.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn octave_sum(
     u: &StageUniform,
     sample: &Sampler,
     pix: [f32; 4],
-    d: [f32; 4],
+    d: Option<[f32; 4]>,
     first: u32,
     count: u32,
     mut sum: f32,
@@ -58,8 +60,10 @@ fn octave_sum(
     let kind = u.mode[0];
     for k in first..first + count {
         let o = &u.octaves[k as usize];
-        let local: [f32; 4] =
-            std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a] + d[a] * o.warp[a]);
+        let local: [f32; 4] = match d {
+            Some(d) => std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a] + d[a] * o.warp[a]),
+            None => std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a]),
+        };
         let n = sample(&SamplePoint {
             cell: o.cell,
             local,
@@ -75,7 +79,7 @@ fn octave_sum(
 /// in one pass, then the normalization.
 #[inline(always)]
 fn inline_value(u: &StageUniform, sample: &Sampler, pix: [f32; 4]) -> f32 {
-    octave_sum(u, sample, pix, [0.0; 4], 0, u.size[3], 0.0) * u.scalars[0]
+    octave_sum(u, sample, pix, None, 0, u.size[3], 0.0) * u.scalars[0]
 }
 
 /// Runs one pass of a generate stage into `out` (width x height x depth, x fastest).
@@ -113,6 +117,7 @@ pub fn run_generate(
                     };
                 }
                 let acc = acc.map_or(0.0, |a| a[index]);
+                let d = (!displace.is_empty()).then_some(d);
                 let mut sum = octave_sum(u, sample, pix, d, first, count, acc);
                 if finalize != 0 {
                     sum *= norm;

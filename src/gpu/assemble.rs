@@ -138,6 +138,7 @@ fn sampler_function_of(
 /// (one pass of every octave, finalized) would have stored at pixel `p`.
 fn inline_chain(axis: usize, chain: &GenerateStage) -> String {
     let u = format!("inline_params{axis}");
+    let (kind, count) = (chain.fractal_code(), chain.octave_count());
     let mut s = format!(
         "@group(0) @binding({}) var<uniform> {u}: StageParams;\n",
         BINDING_INLINE + axis as u32
@@ -150,18 +151,37 @@ fn inline_chain(axis: usize, chain: &GenerateStage) -> String {
     s.push_str(&format!(
         "fn inline_field{axis}(p: vec3<u32>) -> f32 {{\n\
          \x20   let pix = vec4<f32>(vec3<f32>(p + {u}.pixel_offset.xyz), 0.0);\n\
-         \x20   let kind = {u}.mode.x;\n\
-         \x20   let d = vec4<f32>(0.0);\n\
-         \x20   var sum = 0.0;\n\
-         \x20   for (var k = 0u; k < {u}.size.w; k++) {{\n\
-         \x20       let o = {u}.octaves[k];\n\
-         \x20       let local = o.local + pix * o.step + d * o.warp;\n\
-         \x20       let n = sample_inline{axis}(o.cell, local, o.seed, o.period);\n\
-         \x20       sum += o.amp * fractal_remap(n, kind);\n\
-         \x20   }}\n\
-         \x20   return sum * {u}.scalars.x;\n\
+         \x20   return inline_sum{axis}(pix) * {u}.scalars.x;\n\
+         }}\n\
+         fn inline_term{axis}(o: Octave, pix: vec4<f32>) -> f32 {{\n\
+         \x20   let n = sample_inline{axis}(o.cell, o.local + pix * o.step, o.seed, o.period);\n\
+         \x20   return o.amp * fractal_remap(n, {kind}u);\n\
          }}\n"
     ));
+    s.push_str(&unrolled_octave_sum(
+        &format!("inline_sum{axis}(pix: vec4<f32>)"),
+        "0.0",
+        0..count,
+        |k| format!("inline_term{axis}({u}.octaves[{k}], pix)"),
+    ));
+    s
+}
+
+/// `fn <signature> -> f32` returning `start` plus `term(k)` for every octave k of `octaves`,
+/// unrolled: lavapipe's LLVM keeps a loop over more than 4 octaves rolled, and the rolled
+/// loop indexed the uniform octave array at run time (8 octaves: 220 ms rolled, about 170 ms
+/// unrolled for a 2048^2 Perlin fBm).
+fn unrolled_octave_sum(
+    signature: &str,
+    start: &str,
+    octaves: std::ops::Range<u32>,
+    term: impl Fn(u32) -> String,
+) -> String {
+    let mut s = format!("fn {signature} -> f32 {{\n    var sum = {start};\n");
+    for k in octaves {
+        s.push_str(&format!("    sum += {};\n", term(k)));
+    }
+    s.push_str("    return sum;\n}\n");
     s
 }
 
@@ -184,8 +204,47 @@ fn library_and_families<'a>(chains: impl Iterator<Item = &'a GenerateStage>) -> 
     s
 }
 
-/// The full WGSL source of a generate stage.
-pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String {
+/// The octaves one dispatch of a generate stage evaluates and whether it finalizes the sum,
+/// compiled into its kernel (an unrolled sum) with the fractal kind. On lavapipe a loop whose
+/// trip count and octave indices came from a uniform made a one-octave 2048^2 Perlin dispatch
+/// twice as slow (85 ms against 42 ms; see BENCHMARKS.md). These numbers are structural
+/// (they change with the graph, not from frame to frame), so compiling them in costs no
+/// pipeline per frame; the uniforms keep them for the CPU twin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OctavePass {
+    /// First octave of the pass.
+    pub first: u32,
+    /// Number of octaves in the pass.
+    pub count: u32,
+    /// Whether the pass applies the normalization (the last pass of the stage).
+    pub finalize: bool,
+}
+
+impl OctavePass {
+    /// Every octave of `stage` in one pass.
+    pub fn whole(stage: &GenerateStage) -> Self {
+        OctavePass {
+            first: 0,
+            count: stage.octave_count(),
+            finalize: true,
+        }
+    }
+    /// The passes of a stage split as `octave_passes` returns them.
+    pub fn split(passes: &[(u32, u32)]) -> Vec<Self> {
+        passes
+            .iter()
+            .enumerate()
+            .map(|(i, &(first, count))| OctavePass {
+                first,
+                count,
+                finalize: i + 1 == passes.len(),
+            })
+            .collect()
+    }
+}
+
+/// The full WGSL source of one pass of a generate stage.
+pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout, pass: OctavePass) -> String {
     let (_, sampled, coords) = texture_types(layout.volume);
     // The family files of the stage and of its inline chains.
     let mut s = library_and_families(
@@ -193,6 +252,17 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String 
     );
     s.push_str("// ---- generated prelude\n");
     s.push_str(&common_prelude(layout.volume, "StageParams"));
+    s.push_str(&format!(
+        "const PASS_FINALIZE: bool = {};\nconst FRACTAL_KIND: u32 = {}u;\n",
+        pass.finalize,
+        stage.fractal_code()
+    ));
+    s.push_str(&unrolled_octave_sum(
+        "octave_sum(pix: vec4<f32>, d: vec4<f32>, partial: f32)",
+        "partial",
+        pass.first..pass.first + pass.count,
+        |k| format!("octave_term(params.octaves[{k}], pix, d)"),
+    ));
     if layout.partial {
         s.push_str(&format!(
             "@group(0) @binding({BINDING_PARTIAL}) var partial_tex: {sampled};\n\
@@ -229,6 +299,13 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout) -> String 
         "fn load_displace(p: vec3<u32>) -> vec4<f32> {{ return vec4<f32>({}); }}\n",
         parts.join(", ")
     ));
+    // Without a warp the displacement term is left out: 0 * warp does not fold away in IEEE
+    // arithmetic, so it would cost a multiply and an add per axis and octave.
+    s.push_str(if stage.displace.is_empty() {
+        "fn octave_local(local: vec4<f32>, pix: vec4<f32>, step: vec4<f32>, d: vec4<f32>, warp: vec4<f32>) -> vec4<f32> { return local + pix * step; }\n"
+    } else {
+        "fn octave_local(local: vec4<f32>, pix: vec4<f32>, step: vec4<f32>, d: vec4<f32>, warp: vec4<f32>) -> vec4<f32> { return local + pix * step + d * warp; }\n"
+    });
     if layout.aux {
         s.push_str(&format!(
             "@group(0) @binding({BINDING_AUX}) var<storage, read> aux: array<f32>;\n"
@@ -318,8 +395,9 @@ pub fn analytic_normal_source(stage: &GenerateStage, storage_format: &str) -> Op
         "const WORKGROUP_X: u32 = {}u;\nconst WORKGROUP_Y: u32 = {}u;\n\
          @group(0) @binding({BINDING_PARAMS}) var<uniform> params: StageParams;\n\
          @group(0) @binding({BINDING_OUT}) var out_tex: texture_storage_2d<{storage_format}, write>;\n\
-         @group(0) @binding({BINDING_NORMAL_PARAMS}) var<uniform> normal_params: NormalMapParams;\n",
-        WORKGROUP[0], WORKGROUP[1]
+         @group(0) @binding({BINDING_NORMAL_PARAMS}) var<uniform> normal_params: NormalMapParams;\n\
+         const ANALYTIC_OCTAVES: u32 = {}u;\n",
+        WORKGROUP[0], WORKGROUP[1], stage.octave_count()
     ));
     s.push_str(&sampler_function_of(
         "sample_family_grad",

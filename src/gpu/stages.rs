@@ -8,8 +8,8 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 use super::assemble::{
-    combine_source, generate_source, GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_INLINE,
-    BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
+    combine_source, generate_source, GenerateLayout, OctavePass, BINDING_AUX, BINDING_DISPLACE,
+    BINDING_INLINE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
 };
 use super::pipeline::{CachedPipeline, LayoutKey};
 use super::GpuContext;
@@ -18,7 +18,8 @@ use crate::graph::{octave_passes, CombineUniform, Plan, Stage, StageKind, StageU
 
 /// A stage's pipelines and pass split, fetched before anything is recorded.
 pub(crate) struct PreparedStage {
-    /// The first-pass pipeline, then (when octaves are split) the one reading a partial sum.
+    /// One pipeline per octave pass (its octave range is compiled in; passes after the first
+    /// read the partial sum).
     pub pipelines: Vec<Arc<CachedPipeline>>,
     /// Octave passes (first octave, count); empty for a point-wise stage.
     pub passes: Vec<(u32, u32)>,
@@ -226,18 +227,15 @@ impl GpuContext {
                     let aux = g.aux_data(plan.seed);
                     let passes = octave_passes(g.octave_count(), view.pixel_count(), octave_budget);
                     let mut pipelines = Vec::new();
-                    for partial in [false, true] {
-                        if partial && passes.len() < 2 {
-                            continue;
-                        }
+                    for (i, pass) in OctavePass::split(&passes).into_iter().enumerate() {
                         let layout = GenerateLayout {
                             volume,
-                            partial,
+                            partial: i > 0,
                             displace: g.displace.len() as u32,
                             inline: GenerateLayout::inline_mask(g),
                             aux: aux.is_some(),
                         };
-                        let source = generate_source(g, layout);
+                        let source = generate_source(g, layout, pass);
                         pipelines.push(self.pipelines().get(
                             device,
                             &source,
@@ -401,7 +399,7 @@ impl GpuContext {
                                 resource: b.as_entire_binding(),
                             });
                         }
-                        bind(&prepared.pipelines[usize::from(i > 0)], &entries)
+                        bind(&prepared.pipelines[i], &entries)
                     })
                     .collect()
             }
@@ -439,7 +437,7 @@ pub(crate) fn record_stage(
     groups: [u32; 3],
 ) {
     for (i, bind_group) in bind_groups.iter().enumerate() {
-        let pipeline = &prepared.pipelines[usize::from(i > 0).min(prepared.pipelines.len() - 1)];
+        let pipeline = &prepared.pipelines[i];
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(&stage.node),
             timestamp_writes: None,

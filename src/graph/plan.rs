@@ -340,6 +340,10 @@ impl GenerateStage {
                 Displacement::Field(_) => None,
             })
     }
+    /// The fractal remap code (0 fBm or no fractal, 1 ridged, 2 billow), as in `mode.x`.
+    pub fn fractal_code(&self) -> u32 {
+        self.fractal.as_ref().map_or(0, |f| f.kind.code())
+    }
     /// Seed of this stage's first octave.
     fn base_seed(&self, graph_seed: u32) -> u32 {
         let offset = self.source.seed_offset + self.fractal.as_ref().map_or(0, |f| f.seed_offset);
