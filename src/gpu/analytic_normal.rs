@@ -329,20 +329,13 @@ impl AnalyticNormalPass {
     /// Creates a texture the pass can write: the options' format, the view's size,
     /// [`OUTPUT_USAGE`](Self::OUTPUT_USAGE).
     pub fn create_output(&self) -> wgpu::Texture {
-        self.ctx.device().create_texture(&wgpu::TextureDescriptor {
-            label: Some("noisegraph analytic normal map"),
-            size: wgpu::Extent3d {
-                width: self.view.size[0],
-                height: self.view.size[1],
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: self.options.format.texture_format(),
-            usage: Self::OUTPUT_USAGE,
-            view_formats: &[],
-        })
+        super::normal_map::create_normal_texture(
+            &self.ctx,
+            "noisegraph analytic normal map",
+            [self.view.size[0], self.view.size[1]],
+            self.options.format,
+            Self::OUTPUT_USAGE,
+        )
     }
 
     /// Records the pass writing `normals` (the options' format, STORAGE_BINDING, the view's

@@ -77,6 +77,30 @@ pub enum Border {
     Wrap,
 }
 
+/// A 2D texture of `size` in `format` for a normal-map pass to write.
+pub(crate) fn create_normal_texture(
+    ctx: &GpuContext,
+    label: &str,
+    size: [u32; 2],
+    format: NormalMapFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    ctx.device().create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: size[0],
+            height: size[1],
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: format.texture_format(),
+        usage,
+        view_formats: &[],
+    })
+}
+
 /// Parameters of a normal map.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NormalMapOptions {
@@ -268,20 +292,13 @@ impl NormalMapPass {
     /// Creates a texture the pass can write: the options' format, the field's size,
     /// [`OUTPUT_USAGE`](Self::OUTPUT_USAGE).
     pub fn create_output(&self) -> wgpu::Texture {
-        self.ctx.device().create_texture(&wgpu::TextureDescriptor {
-            label: Some("noisegraph normal map"),
-            size: wgpu::Extent3d {
-                width: self.size[0],
-                height: self.size[1],
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: self.options.format.texture_format(),
-            usage: Self::OUTPUT_USAGE,
-            view_formats: &[],
-        })
+        create_normal_texture(
+            &self.ctx,
+            "noisegraph normal map",
+            self.size,
+            self.options.format,
+            Self::OUTPUT_USAGE,
+        )
     }
 
     /// Records the pass: reads `height` (R32Float, TEXTURE_BINDING), writes `normals` (the
