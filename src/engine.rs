@@ -66,6 +66,9 @@ pub fn run_cpu_stages(
                 let sampler = g
                     .family
                     .cpu_sampler(g.dims(), &g.source.params, base.family, aux);
+                let rows = g
+                    .family
+                    .cpu_row_sampler(g.dims(), &g.source.params, base.family);
                 let inline: Vec<(StageUniform, Sampler)> = g
                     .displace_inline()
                     .map(|(_, _, chain)| {
@@ -102,6 +105,7 @@ pub fn run_cpu_stages(
                     crate::cpu::stage::run_generate(
                         &u,
                         &sampler,
+                        rows.as_ref(),
                         &displace,
                         partial.as_deref(),
                         &mut out,

@@ -454,3 +454,89 @@ fn gradient_families_are_continuous() {
         assert!(step < 0.045, "{node}: neighbouring pixels differ by {step}");
     }
 }
+
+#[test]
+fn row_samplers_equal_point_samplers_bit_for_bit() {
+    // A family's row sampler must return exactly what its point sampler returns for each
+    // sample of the row, on every parameter choice, with and without a period, for rows far
+    // from the origin and at a tile offset.
+    use noisegraph::family::{registry, SampleRow};
+    use noisegraph::graph::StageKind;
+    use noisegraph::Plan;
+    let mut state = 0x9E37_79B9u32;
+    let mut next = || {
+        state = noisegraph::cpu::hash::pcg(state);
+        state
+    };
+    let mut checked = 0;
+    for family in registry() {
+        for &dims in family.dims() {
+            for extra in [
+                json!({}),
+                json!({"fade": "cubic"}),
+                json!({"fade": "linear", "gradients": "random"}),
+                json!({"period": 8}),
+            ] {
+                let mut node =
+                    json!({"id": "n", "type": family.name(), "dims": dims, "frequency": 8.0});
+                let mut skip = false;
+                for (k, v) in extra.as_object().unwrap() {
+                    let known = family.params().iter().any(|p| p.name == k)
+                        || (k == "period" && family.supports_period());
+                    skip |= !known;
+                    node[k] = v.clone();
+                }
+                if skip {
+                    continue;
+                }
+                let g = NoiseGraph::from_value(&json!({"seed": 5, "output": "n", "nodes": [node]}))
+                    .unwrap_or_else(|e| panic!("{e}"));
+                let plan = Plan::new(&g, None).unwrap();
+                let StageKind::Generate(stage) = &plan.stages[0].kind else {
+                    unreachable!()
+                };
+                let u = stage.uniforms(5, &View::image(64, 64));
+                let Some(rows) = family.cpu_row_sampler(dims, &stage.source.params, u.family)
+                else {
+                    continue;
+                };
+                let aux = stage.aux_data(5).unwrap_or_default().into();
+                let point = family.cpu_sampler(dims, &stage.source.params, u.family, aux);
+                for _ in 0..200 {
+                    let big = (next() % 3) as i32 - 1;
+                    let row = SampleRow {
+                        cell: [
+                            big * 1_000_000 + (next() % 64) as i32,
+                            -((next() % 50_000) as i32),
+                            (next() % 9) as i32,
+                            0,
+                        ],
+                        local: [
+                            (next() % 4096) as f32 / 512.0 - 4.0,
+                            (next() % 4096) as f32 / 1024.0,
+                            (next() % 100) as f32 / 64.0,
+                            0.0,
+                        ],
+                        step_x: (next() % 1000 + 1) as f32 / 4096.0,
+                        first_x: next() % 3000,
+                        seed: next(),
+                        period: u.octaves[0].period,
+                    };
+                    let mut out = vec![0.0f32; 1 + (next() % 77) as usize];
+                    rows(&row, &mut out);
+                    for (i, v) in out.iter().enumerate() {
+                        let expected = point(&row.point(i));
+                        assert_eq!(
+                            v.to_bits(),
+                            expected.to_bits(),
+                            "{} {dims}D {extra}: sample {i} of {row:?}: row {v}, point {expected}",
+                            family.name()
+                        );
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "row samplers checked: {checked}");
+}

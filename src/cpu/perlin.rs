@@ -1,7 +1,11 @@
 //! Perlin gradient noise. Twin of `shaders/perlin.wgsl`.
 
-use super::fade::{fade, fade_slope, lerp, lerp_grad};
-use super::hash::{hash_2d, hash_3d, hash_to_signed, hash_to_unit, pcg, wrap_cell};
+use super::fade::{fade, fade_slope, lerp, lerp_grad, FADE_CUBIC, FADE_LINEAR, FADE_QUINTIC};
+use super::hash::{
+    hash_2d, hash_3d, hash_finish, hash_to_signed, hash_to_unit, pcg, wrap_cell, HASH_PRIME_X,
+    HASH_PRIME_Y, HASH_PRIME_Z,
+};
+use crate::family::SampleRow;
 
 /// Gradient set: Perlin's improved fixed gradients.
 pub const GRADIENTS_IMPROVED: u32 = 0;
@@ -77,6 +81,73 @@ pub fn perlin_2d(
     lerp(lerp(a, b, ux), lerp(c, d, ux), uy)
 }
 
+/// `perlin_2d` along a row of samples (see `family::SampleRow`), bit for bit the same numbers.
+/// Rows with the improved gradients and no period run a loop the compiler vectorizes across
+/// samples (with AVX2 when the CPU has it); others run `perlin_2d` sample by sample.
+pub fn perlin_2d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut [f32]) {
+    if gradients != GRADIENTS_IMPROVED || row.period[0] != 0 || row.period[1] != 0 {
+        for (i, o) in out.iter_mut().enumerate() {
+            let p = row.point(i);
+            *o = perlin_2d(
+                [p.cell[0], p.cell[1]],
+                [p.local[0], p.local[1]],
+                p.seed,
+                [p.period[0], p.period[1]],
+                fade_kind,
+                gradients,
+            );
+        }
+        return;
+    }
+    match fade_kind {
+        FADE_QUINTIC => super::vectorized(
+            #[inline(always)]
+            || perlin_2d_row_lanes::<FADE_QUINTIC>(row, out),
+        ),
+        FADE_CUBIC => super::vectorized(
+            #[inline(always)]
+            || perlin_2d_row_lanes::<FADE_CUBIC>(row, out),
+        ),
+        _ => super::vectorized(
+            #[inline(always)]
+            || perlin_2d_row_lanes::<FADE_LINEAR>(row, out),
+        ),
+    }
+}
+
+/// The body of `perlin_2d` with the improved gradients and no period, per sample of the row:
+/// the y half of the work and the y hash terms are done once, and the loop has no branches.
+/// `hash_2d` xors the seed hash and both coordinate products, so `(seed ^ y term) ^ x term`
+/// is the same number.
+#[inline(always)]
+fn perlin_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    let ly = row.local[1];
+    let fly = super::floor(ly);
+    let iy = row.cell[1].wrapping_add(fly as i32);
+    let fy = ly - fly;
+    let uy = fade(fy, FADE);
+    let y0 = row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
+    let y1 = row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y);
+    for (i, o) in out.iter_mut().enumerate() {
+        let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
+        let flx = super::floor(x);
+        let ix = row.cell[0].wrapping_add(flx as i32);
+        let fx = x - flx;
+        let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
+        let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
+        let a = perlin_grad_2d(hash_finish(y0 ^ x0), [fx, fy], GRADIENTS_IMPROVED);
+        let b = perlin_grad_2d(hash_finish(y0 ^ x1), [fx - 1.0, fy], GRADIENTS_IMPROVED);
+        let c = perlin_grad_2d(hash_finish(y1 ^ x0), [fx, fy - 1.0], GRADIENTS_IMPROVED);
+        let d = perlin_grad_2d(
+            hash_finish(y1 ^ x1),
+            [fx - 1.0, fy - 1.0],
+            GRADIENTS_IMPROVED,
+        );
+        let ux = fade(fx, FADE);
+        *o = lerp(lerp(a, b, ux), lerp(c, d, ux), uy);
+    }
+}
+
 #[inline(always)]
 /// CPU twin of `perlin_grad_3d` in shaders/perlin.wgsl: dot of the hashed gradient with offset `d`.
 pub fn perlin_grad_3d(h: u32, d: [f32; 3], gradients: u32) -> f32 {
@@ -133,6 +204,84 @@ pub fn perlin_3d(
         uy,
     );
     lerp(z0, z1, uz)
+}
+
+/// `perlin_3d` along a row of samples (see `family::SampleRow`), bit for bit the same numbers;
+/// vectorized like [`perlin_2d_row`] for the improved gradients without a period.
+pub fn perlin_3d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut [f32]) {
+    if gradients != GRADIENTS_IMPROVED || row.period[..3].iter().any(|&p| p != 0) {
+        for (i, o) in out.iter_mut().enumerate() {
+            let p = row.point(i);
+            *o = perlin_3d(
+                [p.cell[0], p.cell[1], p.cell[2]],
+                [p.local[0], p.local[1], p.local[2]],
+                p.seed,
+                [p.period[0], p.period[1], p.period[2]],
+                fade_kind,
+                gradients,
+            );
+        }
+        return;
+    }
+    match fade_kind {
+        FADE_QUINTIC => super::vectorized(
+            #[inline(always)]
+            || perlin_3d_row_lanes::<FADE_QUINTIC>(row, out),
+        ),
+        FADE_CUBIC => super::vectorized(
+            #[inline(always)]
+            || perlin_3d_row_lanes::<FADE_CUBIC>(row, out),
+        ),
+        _ => super::vectorized(
+            #[inline(always)]
+            || perlin_3d_row_lanes::<FADE_LINEAR>(row, out),
+        ),
+    }
+}
+
+/// The body of `perlin_3d` with the improved gradients and no period along a row (see
+/// `perlin_2d_row_lanes`): y and z are the row's, their hash terms computed once.
+#[inline(always)]
+fn perlin_3d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    let axis = |k: usize| {
+        let fl = super::floor(row.local[k]);
+        (row.cell[k].wrapping_add(fl as i32), row.local[k] - fl)
+    };
+    let (iy, fy) = axis(1);
+    let (iz, fz) = axis(2);
+    let uy = fade(fy, FADE);
+    let uz = fade(fz, FADE);
+    let y = [iy, iy.wrapping_add(1)].map(|c| (c as u32).wrapping_mul(HASH_PRIME_Y));
+    let z = [iz, iz.wrapping_add(1)].map(|c| (c as u32).wrapping_mul(HASH_PRIME_Z));
+    // Seed and (y, z) terms of the corners, indexed [dz][dy].
+    let yz = [
+        [row.seed ^ y[0] ^ z[0], row.seed ^ y[1] ^ z[0]],
+        [row.seed ^ y[0] ^ z[1], row.seed ^ y[1] ^ z[1]],
+    ];
+    for (i, o) in out.iter_mut().enumerate() {
+        let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
+        let flx = super::floor(x);
+        let ix = row.cell[0].wrapping_add(flx as i32);
+        let fx = x - flx;
+        let xh = [ix, ix.wrapping_add(1)].map(|c| (c as u32).wrapping_mul(HASH_PRIME_X));
+        let ux = fade(fx, FADE);
+        let corner = |dx: usize, dy: usize, dz: usize| {
+            let h = hash_finish(yz[dz][dy] ^ xh[dx]);
+            let d = [fx - dx as f32, fy - dy as f32, fz - dz as f32];
+            perlin_grad_3d(h, d, GRADIENTS_IMPROVED)
+        };
+        let z0 = lerp(
+            lerp(corner(0, 0, 0), corner(1, 0, 0), ux),
+            lerp(corner(0, 1, 0), corner(1, 1, 0), ux),
+            uy,
+        );
+        let z1 = lerp(
+            lerp(corner(0, 0, 1), corner(1, 0, 1), ux),
+            lerp(corner(0, 1, 1), corner(1, 1, 1), ux),
+            uy,
+        );
+        *o = lerp(z0, z1, uz);
+    }
 }
 
 // ---- Analytic gradients: `[value, d/dx, d/dy, d/dz]` with respect to `local`; the value is

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::combine::combine_op;
-use crate::family::{SamplePoint, Sampler};
+use crate::family::{RowSampler, SamplePoint, SampleRow, Sampler};
 use crate::graph::{CombineUniform, StageUniform};
 
 /// Fractal kind: fBm (octaves summed unchanged).
@@ -84,18 +84,59 @@ fn inline_value(u: &StageUniform, sample: &Sampler, pix: [f32; 4]) -> f32 {
 
 /// Runs one pass of a generate stage into `out` (width x height x depth, x fastest).
 /// `displace` holds the warp's displacement inputs (none, or one per warped axis) and `acc`
-/// the partial sum of earlier octave passes.
+/// the partial sum of earlier octave passes. `rows`, the family's row sampler when it has one,
+/// takes over the sampling of unwarped stages (the same numbers, several samples per call).
 pub fn run_generate(
     u: &StageUniform,
     sample: &Sampler,
+    rows: Option<&RowSampler>,
     displace: &[DisplaceInput],
     acc: Option<&[f32]>,
     out: &mut [f32],
 ) {
     let [width, height, _depth, count] = u.size;
-    let [_kind, first, finalize, _] = u.mode;
+    let [kind, first, finalize, _] = u.mode;
     let width = width as usize;
     let norm = u.scalars[0];
+    if let (Some(rows), true) = (rows, displace.is_empty()) {
+        out.par_chunks_mut(width)
+            .enumerate()
+            .for_each_init(Vec::new, |noise, (row, line)| {
+                let [ox, oy, oz, _] = u.pixel_offset;
+                let pix_y = ((row % height as usize) as u32 + oy) as f32;
+                let pix_z = ((row / height as usize) as u32 + oz) as f32;
+                match acc {
+                    Some(a) => line.copy_from_slice(&a[row * width..(row + 1) * width]),
+                    None => line.fill(0.0),
+                }
+                noise.resize(width, 0.0);
+                for k in first..first + count {
+                    let o = &u.octaves[k as usize];
+                    // The stage's o.local + pix * o.step, per axis, for this row.
+                    let sample_row = SampleRow {
+                        cell: o.cell,
+                        local: [
+                            o.local[0],
+                            o.local[1] + pix_y * o.step[1],
+                            o.local[2] + pix_z * o.step[2],
+                            o.local[3] + 0.0 * o.step[3],
+                        ],
+                        step_x: o.step[0],
+                        first_x: ox,
+                        seed: o.seed,
+                        period: o.period,
+                    };
+                    rows(&sample_row, noise);
+                    for (sum, &n) in line.iter_mut().zip(noise.iter()) {
+                        *sum += o.amp * fractal_remap(n, kind);
+                    }
+                }
+                if finalize != 0 {
+                    line.iter_mut().for_each(|v| *v *= norm);
+                }
+            });
+        return;
+    }
     out.par_chunks_mut(width)
         .enumerate()
         .for_each(|(row, line)| {

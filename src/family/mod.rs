@@ -139,6 +139,46 @@ pub struct SamplePoint {
 /// The CPU twin of a family, specialised to one node's parameters.
 pub type Sampler = Box<dyn Fn(&SamplePoint) -> f32 + Send + Sync>;
 
+/// A row of samples along x, for families whose CPU twin can evaluate many at once: sample
+/// `i` is the [`SamplePoint`] with `local = [local[0] + (first_x + i) as f32 * step_x,
+/// local[1], local[2], local[3]]` (the stage's `o.local + pix * o.step` for the pixels of one
+/// row of an unwarped stage, with `first_x` the row's first pixel x).
+#[derive(Debug, Clone, Copy)]
+pub struct SampleRow {
+    /// Integer lattice offset, as in [`SamplePoint::cell`].
+    pub cell: [i32; 4],
+    /// `local` of the row's pixel x = 0 on the first axis, and the row's (constant) `local`
+    /// on the others.
+    pub local: [f32; 4],
+    /// Local units per pixel along x.
+    pub step_x: f32,
+    /// Pixel x of the first sample (a tile's offset).
+    pub first_x: u32,
+    /// The octave's seed hash, as in [`SamplePoint::seed`].
+    pub seed: u32,
+    /// Period in lattice cells per axis; 0 on axes that do not tile.
+    pub period: [i32; 4],
+}
+
+impl SampleRow {
+    /// Sample `i` of the row as a single point.
+    #[inline(always)]
+    pub fn point(&self, i: usize) -> SamplePoint {
+        let mut local = self.local;
+        local[0] = self.local[0] + self.first_x.wrapping_add(i as u32) as f32 * self.step_x;
+        SamplePoint {
+            cell: self.cell,
+            local,
+            seed: self.seed,
+            period: self.period,
+        }
+    }
+}
+
+/// The CPU twin of a family evaluated along a row (see [`SampleRow`]): writes `out.len()`
+/// samples, each bit for bit the number the plain [`Sampler`] gives for [`SampleRow::point`].
+pub type RowSampler = Box<dyn Fn(&SampleRow, &mut [f32]) + Send + Sync>;
+
 /// The CPU twin of a family's gradient variant (see [`Family::wgsl_grad_call`]):
 /// `[value, d/dx, d/dy, d/dz]` with respect to `local`, the value being the number the
 /// plain [`Sampler`] returns.
@@ -185,6 +225,16 @@ pub trait Family: Send + Sync {
         uniforms: FamilyUniforms,
         aux: Arc<[f32]>,
     ) -> Sampler;
+    /// A faster CPU twin for whole rows of an unwarped stage (see [`RowSampler`]), for families
+    /// that have one; `None` (the default) samples point by point.
+    fn cpu_row_sampler(
+        &self,
+        _dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<RowSampler> {
+        None
+    }
     /// The WGSL expression of the family's analytic gradient, when it has one for `dims`: a
     /// `vec4<f32>` (value, d/dx, d/dy, d/dz) with respect to `local`, the value being the one
     /// [`Family::wgsl_call`] gives, and the same variables in scope. `None` (the default)

@@ -4,7 +4,10 @@ use super::{
     xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, Sampler,
     FADE_PARAM,
 };
-use crate::cpu::perlin::{perlin_2d, perlin_2d_grad, perlin_3d, perlin_3d_grad};
+use super::{RowSampler, SampleRow};
+use crate::cpu::perlin::{
+    perlin_2d, perlin_2d_grad, perlin_2d_row, perlin_3d, perlin_3d_grad, perlin_3d_row,
+};
 
 pub struct Perlin;
 
@@ -75,6 +78,23 @@ impl Family for Perlin {
                 )
             }),
         }
+    }
+    fn cpu_row_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<RowSampler> {
+        let fade = params.choice("fade");
+        let grads = params.choice("gradients");
+        Some(match dims {
+            2 => Box::new(move |row: &SampleRow, out: &mut [f32]| {
+                perlin_2d_row(row, fade, grads, out)
+            }),
+            _ => Box::new(move |row: &SampleRow, out: &mut [f32]| {
+                perlin_3d_row(row, fade, grads, out)
+            }),
+        })
     }
     fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
         let fade = params.choice("fade");

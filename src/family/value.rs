@@ -3,7 +3,8 @@ use std::sync::Arc;
 use super::{
     xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamSpec, Sampler, FADE_PARAM,
 };
-use crate::cpu::value::{value_2d, value_2d_grad, value_3d, value_3d_grad};
+use super::{RowSampler, SampleRow};
+use crate::cpu::value::{value_2d, value_2d_grad, value_2d_row, value_3d, value_3d_grad};
 
 pub struct Value;
 
@@ -50,6 +51,18 @@ impl Family for Value {
                 Box::new(move |s| value_3d(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), fade))
             }
         }
+    }
+    fn cpu_row_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<RowSampler> {
+        let fade = params.choice("fade");
+        (dims == 2).then(|| {
+            Box::new(move |row: &SampleRow, out: &mut [f32]| value_2d_row(row, fade, out))
+                as RowSampler
+        })
     }
     fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
         let fade = params.choice("fade");
