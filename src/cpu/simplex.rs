@@ -9,6 +9,7 @@ use super::hash::{hash_2d, hash_3d, hash_4d};
 use super::perlin::{
     perlin_grad_2d, perlin_grad_3d, perlin_gradient_2d, perlin_gradient_3d, GRADIENTS_IMPROVED,
 };
+use crate::family::SampleRow;
 
 /// 2D skew factor (sqrt(3) - 1) / 2.
 pub const SIMPLEX_F2: f32 = 0.366_025_42;
@@ -38,6 +39,7 @@ fn simplex_corner_2d(d: [f32; 2], h: u32) -> f32 {
 }
 
 /// CPU twin of `simplex_2d` in shaders/simplex.wgsl.
+#[inline(always)]
 pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed_h: u32) -> f32 {
     let s = (local[0] + local[1]) * SIMPLEX_F2;
     let fl = [super::floor(local[0] + s), super::floor(local[1] + s)];
@@ -64,6 +66,21 @@ pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed_h: u32) -> f32 {
         hash_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], seed_h),
     );
     SIMPLEX_SCALE_2D * (n0 + n1 + n2)
+}
+
+/// `simplex_2d` along a row of samples (see `family::SampleRow`), bit for bit the same
+/// numbers: `simplex_2d` has no branches, so the loop over the row vectorizes (with AVX2 when
+/// the CPU has it).
+pub fn simplex_2d_row(row: &SampleRow, out: &mut [f32]) {
+    super::vectorized(
+        #[inline(always)]
+        || {
+            for (i, o) in out.iter_mut().enumerate() {
+                let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
+                *o = simplex_2d([row.cell[0], row.cell[1]], [x, row.local[1]], row.seed);
+            }
+        },
+    )
 }
 
 #[inline(always)]

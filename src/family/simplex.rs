@@ -1,7 +1,12 @@
 use std::sync::Arc;
 
-use super::{split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, Sampler};
-use crate::cpu::simplex::{simplex_2d, simplex_2d_grad, simplex_3d, simplex_3d_grad, simplex_4d};
+use super::{
+    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, RowSampler,
+    SampleRow, Sampler,
+};
+use crate::cpu::simplex::{
+    simplex_2d, simplex_2d_grad, simplex_2d_row, simplex_3d, simplex_3d_grad, simplex_4d,
+};
 
 pub struct Simplex;
 
@@ -51,6 +56,16 @@ impl Family for Simplex {
     fn split_origin(&self, dims: u32, p: [f64; 4], _period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
         let (skew, unskew) = simplex_factors(dims);
         split_skewed(dims, p, skew, unskew)
+    }
+    fn cpu_row_sampler(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<RowSampler> {
+        (dims == 2).then(|| {
+            Box::new(|row: &SampleRow, out: &mut [f32]| simplex_2d_row(row, out)) as RowSampler
+        })
     }
     /// 2D and 3D only: 4D has no gradient variant.
     fn wgsl_grad_call(&self, dims: u32, _params: &FamilyParams) -> Option<String> {
