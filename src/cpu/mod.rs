@@ -36,6 +36,29 @@ pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// `$lanes::<F>(args)` through [`vectorized`], with the fade curve `$fade` (a runtime `u32`)
+/// as the constant `F`: one vectorized copy of a row loop per fade curve.
+macro_rules! vectorized_by_fade {
+    ($fade:expr, $lanes:ident($($arg:expr),*)) => {{
+        use $crate::cpu::fade::{FADE_CUBIC, FADE_LINEAR, FADE_QUINTIC};
+        match $fade {
+            FADE_QUINTIC => $crate::cpu::vectorized(
+                #[inline(always)]
+                || $lanes::<FADE_QUINTIC>($($arg),*),
+            ),
+            FADE_CUBIC => $crate::cpu::vectorized(
+                #[inline(always)]
+                || $lanes::<FADE_CUBIC>($($arg),*),
+            ),
+            _ => $crate::cpu::vectorized(
+                #[inline(always)]
+                || $lanes::<FADE_LINEAR>($($arg),*),
+            ),
+        }
+    }};
+}
+pub(crate) use vectorized_by_fade;
+
 /// WGSL's `floor` for the twins. `f32::floor` is a libm call on baseline x86-64 (no SSE4.1
 /// `roundss`), which made it the largest single cost of a CPU sample; this is exact for every
 /// finite f32 (values of magnitude 2^23 and above are already integers, and come back

@@ -1,11 +1,11 @@
 //! Perlin gradient noise. Twin of `shaders/perlin.wgsl`.
 
-use super::fade::{fade, fade_slope, lerp, lerp_grad, FADE_CUBIC, FADE_LINEAR, FADE_QUINTIC};
+use super::fade::{fade, fade_slope, lerp, lerp_grad};
 use super::hash::{
     hash_2d, hash_3d, hash_finish, hash_to_signed, hash_to_unit, pcg, wrap_cell, HASH_PRIME_X,
     HASH_PRIME_Y, HASH_PRIME_Z,
 };
-use crate::family::SampleRow;
+use crate::family::{xy, xyz, SampleRow};
 
 /// Gradient set: Perlin's improved fixed gradients.
 pub const GRADIENTS_IMPROVED: u32 = 0;
@@ -86,33 +86,19 @@ pub fn perlin_2d(
 /// samples (with AVX2 when the CPU has it); others run `perlin_2d` sample by sample.
 pub fn perlin_2d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut [f32]) {
     if gradients != GRADIENTS_IMPROVED || row.period[0] != 0 || row.period[1] != 0 {
-        for (i, o) in out.iter_mut().enumerate() {
-            let p = row.point(i);
-            *o = perlin_2d(
-                [p.cell[0], p.cell[1]],
-                [p.local[0], p.local[1]],
+        row.fill_pointwise(out, |p| {
+            perlin_2d(
+                xy(p.cell),
+                xy(p.local),
                 p.seed,
-                [p.period[0], p.period[1]],
+                xy(p.period),
                 fade_kind,
                 gradients,
-            );
-        }
+            )
+        });
         return;
     }
-    match fade_kind {
-        FADE_QUINTIC => super::vectorized(
-            #[inline(always)]
-            || perlin_2d_row_lanes::<FADE_QUINTIC>(row, out),
-        ),
-        FADE_CUBIC => super::vectorized(
-            #[inline(always)]
-            || perlin_2d_row_lanes::<FADE_CUBIC>(row, out),
-        ),
-        _ => super::vectorized(
-            #[inline(always)]
-            || perlin_2d_row_lanes::<FADE_LINEAR>(row, out),
-        ),
-    }
+    super::vectorized_by_fade!(fade_kind, perlin_2d_row_lanes(row, out))
 }
 
 /// The body of `perlin_2d` with the improved gradients and no period, per sample of the row:
@@ -210,33 +196,19 @@ pub fn perlin_3d(
 /// vectorized like [`perlin_2d_row`] for the improved gradients without a period.
 pub fn perlin_3d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut [f32]) {
     if gradients != GRADIENTS_IMPROVED || row.period[..3].iter().any(|&p| p != 0) {
-        for (i, o) in out.iter_mut().enumerate() {
-            let p = row.point(i);
-            *o = perlin_3d(
-                [p.cell[0], p.cell[1], p.cell[2]],
-                [p.local[0], p.local[1], p.local[2]],
+        row.fill_pointwise(out, |p| {
+            perlin_3d(
+                xyz(p.cell),
+                xyz(p.local),
                 p.seed,
-                [p.period[0], p.period[1], p.period[2]],
+                xyz(p.period),
                 fade_kind,
                 gradients,
-            );
-        }
+            )
+        });
         return;
     }
-    match fade_kind {
-        FADE_QUINTIC => super::vectorized(
-            #[inline(always)]
-            || perlin_3d_row_lanes::<FADE_QUINTIC>(row, out),
-        ),
-        FADE_CUBIC => super::vectorized(
-            #[inline(always)]
-            || perlin_3d_row_lanes::<FADE_CUBIC>(row, out),
-        ),
-        _ => super::vectorized(
-            #[inline(always)]
-            || perlin_3d_row_lanes::<FADE_LINEAR>(row, out),
-        ),
-    }
+    super::vectorized_by_fade!(fade_kind, perlin_3d_row_lanes(row, out))
 }
 
 /// The body of `perlin_3d` with the improved gradients and no period along a row (see

@@ -1,10 +1,10 @@
 //! Value noise. Twin of `shaders/value.wgsl`.
 
-use super::fade::{fade, fade_slope, lerp, lerp_grad, FADE_CUBIC, FADE_LINEAR, FADE_QUINTIC};
+use super::fade::{fade, fade_slope, lerp, lerp_grad};
 use super::hash::{
     hash_2d, hash_3d, hash_finish, hash_to_signed, wrap_cell, HASH_PRIME_X, HASH_PRIME_Y,
 };
-use crate::family::SampleRow;
+use crate::family::{xy, SampleRow};
 
 #[inline(always)]
 fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {
@@ -42,32 +42,12 @@ pub fn value_2d(
 /// branches, so it vectorizes (with AVX2 when the CPU has it).
 pub fn value_2d_row(row: &SampleRow, fade_kind: u32, out: &mut [f32]) {
     if row.period[0] != 0 || row.period[1] != 0 {
-        for (i, o) in out.iter_mut().enumerate() {
-            let p = row.point(i);
-            *o = value_2d(
-                [p.cell[0], p.cell[1]],
-                [p.local[0], p.local[1]],
-                p.seed,
-                [p.period[0], p.period[1]],
-                fade_kind,
-            );
-        }
+        row.fill_pointwise(out, |p| {
+            value_2d(xy(p.cell), xy(p.local), p.seed, xy(p.period), fade_kind)
+        });
         return;
     }
-    match fade_kind {
-        FADE_QUINTIC => super::vectorized(
-            #[inline(always)]
-            || value_2d_row_lanes::<FADE_QUINTIC>(row, out),
-        ),
-        FADE_CUBIC => super::vectorized(
-            #[inline(always)]
-            || value_2d_row_lanes::<FADE_CUBIC>(row, out),
-        ),
-        _ => super::vectorized(
-            #[inline(always)]
-            || value_2d_row_lanes::<FADE_LINEAR>(row, out),
-        ),
-    }
+    super::vectorized_by_fade!(fade_kind, value_2d_row_lanes(row, out))
 }
 
 /// `hash_2d` xors the seed hash and both coordinate products, so `(seed ^ y term) ^ x term`

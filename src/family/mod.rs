@@ -173,6 +173,14 @@ impl SampleRow {
             period: self.period,
         }
     }
+    /// Fills `out` with `sample` of each [`point`](Self::point): the row samplers' path for
+    /// the cases they do not vectorize.
+    #[inline(always)]
+    pub fn fill_pointwise(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = sample(&self.point(i));
+        }
+    }
 }
 
 /// The CPU twin of a family evaluated along a row (see [`SampleRow`]): writes `out.len()`
