@@ -43,8 +43,8 @@ pub enum DisplaceInput<'a> {
 }
 
 /// Octaves `first..first + count` of a stage at pixel position `pix`, displaced by `d` when
-/// the stage is `warped`, added to `sum` (twin of `octave_sum` / `octave_term` and of the
-/// generated `octave_local`). Both the stage loop and inline chains run this, so a fused
+/// the stage has a warp (`None` otherwise: no `0 * warp` term), added to `sum` (twin of
+/// `octave_sum` / `octave_term` and of the generated `octave_local`). Both the stage loop and inline chains run this, so a fused
 /// chain gives the value its own stage would have written.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
