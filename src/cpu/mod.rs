@@ -36,6 +36,25 @@ pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Fills `out` with `sample` of each point of `row`, in a loop compiled for AVX2 when the CPU
+/// has it: for kernels without branches, whose loop over the row then vectorizes. `sample`
+/// must be an `#[inline(always)]` closure (see [`vectorized`]).
+#[inline(always)]
+pub fn fill_row_vectorized(
+    row: &crate::family::SampleRow,
+    out: &mut [f32],
+    sample: impl Fn(&crate::family::SamplePoint) -> f32,
+) {
+    vectorized(
+        #[inline(always)]
+        || {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = sample(&row.point(i));
+            }
+        },
+    )
+}
+
 /// `$lanes::<F>(args)` through [`vectorized`], with the fade curve `$fade` (a runtime `u32`)
 /// as the constant `F`: one vectorized copy of a row loop per fade curve.
 macro_rules! vectorized_by_fade {

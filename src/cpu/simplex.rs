@@ -9,7 +9,7 @@ use super::hash::{hash_2d, hash_3d, hash_4d};
 use super::perlin::{
     perlin_grad_2d, perlin_grad_3d, perlin_gradient_2d, perlin_gradient_3d, GRADIENTS_IMPROVED,
 };
-use crate::family::SampleRow;
+use crate::family::{xy, xyz, SampleRow};
 
 /// 2D skew factor (sqrt(3) - 1) / 2.
 pub const SIMPLEX_F2: f32 = 0.366_025_42;
@@ -72,14 +72,21 @@ pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed_h: u32) -> f32 {
 /// numbers: `simplex_2d` has no branches, so the loop over the row vectorizes (with AVX2 when
 /// the CPU has it).
 pub fn simplex_2d_row(row: &SampleRow, out: &mut [f32]) {
-    super::vectorized(
+    super::fill_row_vectorized(
+        row,
+        out,
         #[inline(always)]
-        || {
-            for (i, o) in out.iter_mut().enumerate() {
-                let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
-                *o = simplex_2d([row.cell[0], row.cell[1]], [x, row.local[1]], row.seed);
-            }
-        },
+        |p| simplex_2d(xy(p.cell), xy(p.local), p.seed),
+    )
+}
+
+/// `simplex_3d` along a row of samples, like [`simplex_2d_row`].
+pub fn simplex_3d_row(row: &SampleRow, out: &mut [f32]) {
+    super::fill_row_vectorized(
+        row,
+        out,
+        #[inline(always)]
+        |p| simplex_3d(xyz(p.cell), xyz(p.local), p.seed),
     )
 }
 
@@ -91,6 +98,7 @@ fn simplex_corner_3d(d: [f32; 3], h: u32) -> f32 {
 }
 
 /// CPU twin of `simplex_3d` in shaders/simplex.wgsl.
+#[inline(always)]
 pub fn simplex_3d(cell: [i32; 3], local: [f32; 3], seed_h: u32) -> f32 {
     let s = (local[0] + local[1] + local[2]) * SIMPLEX_F3;
     let fl = local.map(|v| super::floor(v + s));

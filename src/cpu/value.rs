@@ -4,7 +4,7 @@ use super::fade::{fade, fade_slope, lerp, lerp_grad};
 use super::hash::{
     hash_2d, hash_3d, hash_finish, hash_to_signed, wrap_cell, HASH_PRIME_X, HASH_PRIME_Y,
 };
-use crate::family::{xy, SampleRow};
+use crate::family::{xy, xyz, SampleRow};
 
 #[inline(always)]
 fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {
@@ -74,6 +74,26 @@ fn value_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     }
 }
 
+/// `value_3d` along a row of samples (see `family::SampleRow`), bit for bit the same numbers:
+/// without a period `value_3d` has no branches, so the loop over the row vectorizes.
+pub fn value_3d_row(row: &SampleRow, fade_kind: u32, out: &mut [f32]) {
+    if row.period[..3].iter().any(|&p| p != 0) {
+        row.fill_pointwise(out, |p| {
+            value_3d(xyz(p.cell), xyz(p.local), p.seed, xyz(p.period), fade_kind)
+        });
+        return;
+    }
+    super::vectorized_by_fade!(fade_kind, value_3d_row_lanes(row, out))
+}
+
+#[inline(always)]
+fn value_3d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    for (i, o) in out.iter_mut().enumerate() {
+        let p = row.point(i);
+        *o = value_3d(xyz(p.cell), xyz(p.local), p.seed, [0, 0, 0], FADE);
+    }
+}
+
 #[inline(always)]
 fn value_corner_3d(c: [i32; 3], period: [i32; 3], seed_h: u32) -> f32 {
     hash_to_signed(hash_3d(
@@ -87,6 +107,7 @@ fn value_corner_3d(c: [i32; 3], period: [i32; 3], seed_h: u32) -> f32 {
 }
 
 /// CPU twin of `value_3d` in shaders/value.wgsl.
+#[inline(always)]
 pub fn value_3d(
     cell: [i32; 3],
     local: [f32; 3],

@@ -5,7 +5,8 @@ use super::{
     SampleRow, Sampler,
 };
 use crate::cpu::simplex::{
-    simplex_2d, simplex_2d_grad, simplex_2d_row, simplex_3d, simplex_3d_grad, simplex_4d,
+    simplex_2d, simplex_2d_grad, simplex_2d_row, simplex_3d, simplex_3d_grad, simplex_3d_row,
+    simplex_4d,
 };
 
 pub struct Simplex;
@@ -63,9 +64,15 @@ impl Family for Simplex {
         _params: &FamilyParams,
         _uniforms: FamilyUniforms,
     ) -> Option<RowSampler> {
-        (dims == 2).then(|| {
-            Box::new(|row: &SampleRow, out: &mut [f32]| simplex_2d_row(row, out)) as RowSampler
-        })
+        match dims {
+            2 => Some(Box::new(|row: &SampleRow, out: &mut [f32]| {
+                simplex_2d_row(row, out)
+            })),
+            3 => Some(Box::new(|row: &SampleRow, out: &mut [f32]| {
+                simplex_3d_row(row, out)
+            })),
+            _ => None,
+        }
     }
     /// 2D and 3D only: 4D has no gradient variant.
     fn wgsl_grad_call(&self, dims: u32, _params: &FamilyParams) -> Option<String> {

@@ -4,7 +4,9 @@ use super::{
     xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamSpec, Sampler, FADE_PARAM,
 };
 use super::{RowSampler, SampleRow};
-use crate::cpu::value::{value_2d, value_2d_grad, value_2d_row, value_3d, value_3d_grad};
+use crate::cpu::value::{
+    value_2d, value_2d_grad, value_2d_row, value_3d, value_3d_grad, value_3d_row,
+};
 
 pub struct Value;
 
@@ -59,9 +61,9 @@ impl Family for Value {
         _uniforms: FamilyUniforms,
     ) -> Option<RowSampler> {
         let fade = params.choice("fade");
-        (dims == 2).then(|| {
-            Box::new(move |row: &SampleRow, out: &mut [f32]| value_2d_row(row, fade, out))
-                as RowSampler
+        Some(match dims {
+            2 => Box::new(move |row: &SampleRow, out: &mut [f32]| value_2d_row(row, fade, out)),
+            _ => Box::new(move |row: &SampleRow, out: &mut [f32]| value_3d_row(row, fade, out)),
         })
     }
     fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
