@@ -29,8 +29,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (any(gid.xy >= params.size.xy)) {
         return;
     }
-    // The stage's sample point, operation for operation (d = 0: no warp).
-    let d = vec4<f32>(0.0);
+    // The stage's sample point, operation for operation (no warp: no displacement term).
     let pix = vec4<f32>(vec3<f32>(gid + params.pixel_offset.xyz), 0.0);
     let kind = params.mode.x;
     var sum = 0.0;
@@ -39,7 +38,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     // is slow on lavapipe (see stage.wgsl).
     for (var k = 0u; k < ANALYTIC_OCTAVES; k++) {
         let o = params.octaves[k];
-        let local = o.local + pix * o.step + d * o.warp;
+        let local = o.local + pix * o.step;
         let n = sample_family_grad(o.cell, local, o.seed, o.period);
         sum += o.amp * fractal_remap(n.x, kind);
         let slope = o.amp * fractal_remap_slope(n.x, kind);

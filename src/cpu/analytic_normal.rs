@@ -51,13 +51,11 @@ pub fn run_analytic_normal(
             let y = (row as u32 + oy) as f32;
             for (x, texel) in line.iter_mut().enumerate() {
                 let pix = [(x as u32 + ox) as f32, y, oz as f32, 0.0];
-                let d = [0.0f32; 4];
                 let mut sum = 0.0f32;
                 let mut grad = [0.0f32; 2];
                 for k in 0..count {
                     let o = &u.octaves[k as usize];
-                    let local: [f32; 4] =
-                        std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a] + d[a] * o.warp[a]);
+                    let local: [f32; 4] = std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a]);
                     let n = sample(&SamplePoint {
                         cell: o.cell,
                         local,
