@@ -391,7 +391,7 @@ fn split_octaves_ping_pong_through_the_callers_target() {
     // One octave per pass: five passes, the target read back as the partial sum.
     let options = noisegraph::RunOptions {
         octave_budget: view.pixel_count(),
-        poison: false,
+        ..Default::default()
     };
     let mut compiled =
         CompiledGraph::with_options(&ctx, &graph, None, view, &options).expect("compile");

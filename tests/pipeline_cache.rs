@@ -3,7 +3,17 @@
 
 mod common;
 use common::gpu;
+use noisegraph::gpu::Specialize;
 use noisegraph::{NoiseGraph, Plan, RunOptions, View};
+
+/// Generic kernels only: specialized ones (compiled from a repeated run's numbers) are
+/// tested in tests/specialize.rs.
+fn generic() -> RunOptions {
+    RunOptions {
+        specialize: Specialize::Never,
+        ..RunOptions::default()
+    }
+}
 use serde_json::json;
 
 fn warped(seed: u32, freq: f64, gain: f64, amplitude: f64, z: f64) -> NoiseGraph {
@@ -26,7 +36,7 @@ fn changing_numbers_reuses_every_pipeline() {
     let Some(ctx) = gpu() else { return };
     let view = View::image(32, 32);
     let run = |g: &NoiseGraph, view: &View| {
-        ctx.run(&Plan::new(g, None).unwrap(), view, &RunOptions::default())
+        ctx.run(&Plan::new(g, None).unwrap(), view, &generic())
             .unwrap()
     };
     let first = run(&warped(1, 4.0, 0.5, 0.3, 0.0), &view);
@@ -82,7 +92,7 @@ fn pooled_textures_never_leak_between_runs() {
     let plans: Vec<Plan> = graphs.iter().map(|g| Plan::new(g, None).unwrap()).collect();
     let reference: Vec<_> = plans
         .iter()
-        .map(|p| ctx.run(p, &view, &RunOptions::default()).unwrap().data)
+        .map(|p| ctx.run(p, &view, &generic()).unwrap().data)
         .collect();
     assert_ne!(reference[0], reference[1]);
     std::thread::scope(|s| {
@@ -91,9 +101,7 @@ fn pooled_textures_never_leak_between_runs() {
             s.spawn(move || {
                 for i in 0..12 {
                     let which = (i + t) % 2;
-                    let got = ctx
-                        .run(&plans[which], view, &RunOptions::default())
-                        .unwrap();
+                    let got = ctx.run(&plans[which], view, &generic()).unwrap();
                     assert_eq!(got.data, reference[which], "thread {t} run {i}");
                 }
             });

@@ -2,7 +2,7 @@
 //! and helpers for this stage's texture shape and inputs) and the stage template.
 //! The assembled source is also the pipeline cache key.
 
-use crate::graph::{Displacement, GenerateStage};
+use crate::graph::{Displacement, GenerateStage, OctaveUniform, StageUniform};
 
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 
@@ -136,7 +136,8 @@ fn sampler_function_of(
 /// The uniform binding and functions of the inline displacement chain of `axis`:
 /// `inline_field<axis>(p)` is, operation for operation, the value the chain's own stage
 /// (one pass of every octave, finalized) would have stored at pixel `p`.
-fn inline_chain(axis: usize, chain: &GenerateStage) -> String {
+/// With `constants`, the chain's octave parameters are compiled in (see [`OctaveConstants`]).
+fn inline_chain(axis: usize, chain: &GenerateStage, constants: Option<&StageUniform>) -> String {
     let u = format!("inline_params{axis}");
     let (kind, count) = (chain.fractal_code(), chain.octave_count());
     let mut s = format!(
@@ -162,7 +163,10 @@ fn inline_chain(axis: usize, chain: &GenerateStage) -> String {
         &format!("inline_sum{axis}(pix: vec4<f32>)"),
         "0.0",
         0..count,
-        |k| format!("inline_term{axis}({u}.octaves[{k}], pix)"),
+        |k| {
+            let octave = octave_expression(&format!("{u}.octaves[{k}]"), constants, k);
+            format!("inline_term{axis}({octave}, pix)")
+        },
     ));
     s
 }
@@ -243,8 +247,73 @@ impl OctavePass {
     }
 }
 
+/// The octave parameters a specialized kernel compiles in: the stage's uniform and those of
+/// its inline displacement chains, in `displace_inline` order. On lavapipe, reading them from
+/// the uniform buffer cost more than the noise itself (every load is bounds-checked, and
+/// gathered lane by lane under the kernel's bounds test); as constants an 8-octave Perlin fBm
+/// runs about 2x faster, for a compile several times longer. See BENCHMARKS.md.
+#[derive(Debug, Clone, Copy)]
+pub struct OctaveConstants<'a> {
+    /// The stage's uniform (its `octaves` are compiled in).
+    pub stage: &'a StageUniform,
+    /// The uniform of each inline displacement chain.
+    pub inline: &'a [StageUniform],
+}
+
+/// A WGSL `Octave` constructor holding `o`'s numbers exactly: floats printed as the shortest
+/// decimal that parses back to the same f32 (with the `f` suffix, so no f64 rounding on the
+/// way), integers as they are.
+fn octave_literal(o: &OctaveUniform) -> String {
+    let ints = |v: [i32; 4]| format!("vec4<i32>({}, {}, {}, {})", v[0], v[1], v[2], v[3]);
+    let floats = |v: [f32; 4]| {
+        format!(
+            "vec4<f32>({:?}f, {:?}f, {:?}f, {:?}f)",
+            v[0], v[1], v[2], v[3]
+        )
+    };
+    format!(
+        "Octave({}, {}, {}, {}, {}, {}u, {:?}f, 0u, 0u)",
+        ints(o.cell),
+        floats(o.local),
+        floats(o.step),
+        floats(o.warp),
+        ints(o.period),
+        o.seed,
+        o.amp
+    )
+}
+
+/// Octave `k`: read from `uniform_path` or, with `constants`, compiled in.
+fn octave_expression(uniform_path: &str, constants: Option<&StageUniform>, k: u32) -> String {
+    match constants {
+        Some(u) => octave_literal(&u.octaves[k as usize]),
+        None => uniform_path.to_string(),
+    }
+}
+
 /// The full WGSL source of one pass of a generate stage.
 pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout, pass: OctavePass) -> String {
+    generate_source_with(stage, layout, pass, None)
+}
+
+/// [`generate_source`] with the octave parameters compiled in: the kernel of one set of
+/// numbers (one seed, view origin and scale, frequency, lacunarity, gain), equal to the
+/// generic kernel run with those uniforms.
+pub fn specialized_generate_source(
+    stage: &GenerateStage,
+    layout: GenerateLayout,
+    pass: OctavePass,
+    constants: OctaveConstants,
+) -> String {
+    generate_source_with(stage, layout, pass, Some(constants))
+}
+
+fn generate_source_with(
+    stage: &GenerateStage,
+    layout: GenerateLayout,
+    pass: OctavePass,
+    constants: Option<OctaveConstants>,
+) -> String {
     let (_, sampled, coords) = texture_types(layout.volume);
     // The family files of the stage and of its inline chains.
     let mut s = library_and_families(
@@ -261,7 +330,14 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout, pass: Octa
         "octave_sum(pix: vec4<f32>, d: vec4<f32>, partial: f32)",
         "partial",
         pass.first..pass.first + pass.count,
-        |k| format!("octave_term(params.octaves[{k}], pix, d)"),
+        |k| {
+            let octave = octave_expression(
+                &format!("params.octaves[{k}]"),
+                constants.map(|c| c.stage),
+                k,
+            );
+            format!("octave_term({octave}, pix, d)")
+        },
     ));
     if layout.partial {
         s.push_str(&format!(
@@ -272,6 +348,7 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout, pass: Octa
         s.push_str("fn load_partial(p: vec3<u32>) -> f32 { return 0.0; }\n");
     }
     let mut parts = Vec::new();
+    let mut inline_index = 0;
     for (axis, d) in stage.displace.iter().enumerate() {
         assert_eq!(
             layout.is_inline(axis as u32),
@@ -287,7 +364,9 @@ pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout, pass: Octa
                 parts.push(format!("textureLoad(displace{axis}, {coords}, 0).x"));
             }
             Displacement::Inline { chain, .. } => {
-                s.push_str(&inline_chain(axis, chain));
+                let chain_constants = constants.map(|c| &c.inline[inline_index]);
+                inline_index += 1;
+                s.push_str(&inline_chain(axis, chain, chain_constants));
                 parts.push(format!("inline_field{axis}(p)"));
             }
         }

@@ -8,7 +8,7 @@ use super::stages::{
     dispatch_size, inline_uniforms, pass_uniforms, record_stage, PreparedStage, StageBuffers,
 };
 use super::target::check_texture;
-use super::{GpuContext, RunOptions};
+use super::{GpuContext, RunOptions, Specialize};
 use crate::error::{Error, Result};
 use crate::field::Field;
 use crate::graph::{
@@ -246,7 +246,8 @@ impl CompiledGraph {
                 plan.stages[plan.target].node
             )));
         }
-        let prepared = ctx.prepare_plan(&plan, &view, options.octave_budget)?;
+        // Per-frame changes travel in uniforms, so the kernels must not compile them in.
+        let prepared = ctx.prepare_plan(&plan, &view, options.octave_budget, Specialize::Never)?;
         let chains = plan
             .stages
             .iter()

@@ -20,9 +20,9 @@ pub use analytic_normal::{
     analytic_chain, analytic_normal_map, analytic_normal_map_cpu, AnalyticNormalPass,
 };
 pub use compiled::{CompiledGraph, NodeParam};
-pub use execute::{GpuStageOutput, RunOptions, RunTimings};
+pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
-pub use pipeline::PipelineCache;
+pub use pipeline::{PipelineCache, MAX_SPECIALIZED};
 
 use crate::error::{Error, Result};
 use crate::field::Field;
@@ -184,7 +184,8 @@ impl GpuContext {
         self.pipelines.creations()
     }
 
-    pub(crate) fn pipelines(&self) -> &PipelineCache {
+    /// The pipeline cache (counts of generic and specialized pipelines held).
+    pub fn pipelines(&self) -> &PipelineCache {
         &self.pipelines
     }
 

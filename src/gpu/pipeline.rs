@@ -1,7 +1,8 @@
 //! Compute pipelines cached by their assembled shader source: compiling the same graph twice,
 //! or re-running it with other numbers (which travel in uniforms), creates no new pipeline.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -54,6 +55,42 @@ fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
 pub struct PipelineCache {
     pipelines: Mutex<HashMap<String, Arc<CachedPipeline>>>,
     creations: AtomicUsize,
+    specialized: Mutex<SpecializedEntries>,
+}
+
+/// Specialized kernels serve one set of numbers each, so they are bounded: the oldest is
+/// dropped past [`MAX_SPECIALIZED`], and the hashes of sources asked for once (not yet
+/// compiled) are kept for the last [`MAX_SPECIALIZED_REQUESTS`] requests.
+#[derive(Default)]
+struct SpecializedEntries {
+    compiled: VecDeque<String>,
+    requested: HashSet<u64>,
+    requested_order: VecDeque<u64>,
+}
+
+/// Specialized pipelines held at most.
+pub const MAX_SPECIALIZED: usize = 16;
+/// Specialized sources remembered as asked for once.
+pub const MAX_SPECIALIZED_REQUESTS: usize = 64;
+
+impl SpecializedEntries {
+    /// Records a request for `source`; true when it was asked for before.
+    fn requested_before(&mut self, source: &str) -> bool {
+        let mut h = DefaultHasher::new();
+        source.hash(&mut h);
+        let h = h.finish();
+        if self.requested.contains(&h) {
+            return true;
+        }
+        self.requested.insert(h);
+        self.requested_order.push_back(h);
+        if self.requested_order.len() > MAX_SPECIALIZED_REQUESTS {
+            if let Some(old) = self.requested_order.pop_front() {
+                self.requested.remove(&old);
+            }
+        }
+        false
+    }
 }
 
 fn sampled_entry(binding: u32, volume: bool) -> wgpu::BindGroupLayoutEntry {
@@ -164,6 +201,67 @@ impl PipelineCache {
     /// Whether no pipeline is held.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Number of specialized pipelines held (at most [`MAX_SPECIALIZED`]).
+    pub fn specialized_len(&self) -> usize {
+        self.specialized
+            .lock()
+            .map(|s| s.compiled.len())
+            .unwrap_or(0)
+    }
+
+    /// The pipeline of `specialized` (a kernel with its numbers compiled in) when `now`, when
+    /// it is held already, or when it was asked for before; else the pipeline of `generic`
+    /// (the same kernel reading its numbers from uniforms), noting the request.
+    pub fn get_specialized(
+        &self,
+        device: &wgpu::Device,
+        generic: &str,
+        specialized: &str,
+        key: LayoutKey,
+        now: bool,
+    ) -> Result<Arc<CachedPipeline>> {
+        let held = self
+            .pipelines
+            .lock()
+            .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?
+            .contains_key(specialized);
+        if held {
+            return self.get(device, specialized, key);
+        }
+        let compile = {
+            let mut entries = self
+                .specialized
+                .lock()
+                .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?;
+            entries.requested_before(specialized) || now
+        };
+        if !compile {
+            return self.get(device, generic, key);
+        }
+        let pipeline = self.get(device, specialized, key)?;
+        let evicted = {
+            let mut entries = self
+                .specialized
+                .lock()
+                .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?;
+            if !entries.compiled.iter().any(|s| s == specialized) {
+                entries.compiled.push_back(specialized.to_string());
+            }
+            if entries.compiled.len() > MAX_SPECIALIZED {
+                entries.compiled.pop_front()
+            } else {
+                None
+            }
+        };
+        if let Some(old) = evicted {
+            self.pipelines
+                .lock()
+                .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?
+                .remove(&old);
+        }
+        Ok(pipeline)
     }
 
     /// The pipeline for `source`, compiled on first use.

@@ -8,11 +8,12 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 use super::assemble::{
-    combine_source, generate_source, GenerateLayout, OctavePass, BINDING_AUX, BINDING_DISPLACE,
-    BINDING_INLINE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
+    combine_source, generate_source, specialized_generate_source, GenerateLayout, OctaveConstants,
+    OctavePass, BINDING_AUX, BINDING_DISPLACE, BINDING_INLINE, BINDING_INPUTS, BINDING_OUT,
+    BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
 };
 use super::pipeline::{CachedPipeline, LayoutKey};
-use super::GpuContext;
+use super::{GpuContext, Specialize};
 use crate::error::{Error, Result};
 use crate::graph::{octave_passes, CombineUniform, Plan, Stage, StageKind, StageUniform, View};
 
@@ -215,6 +216,7 @@ impl GpuContext {
         plan: &Plan,
         view: &View,
         octave_budget: u64,
+        specialize: Specialize,
     ) -> Result<Vec<PreparedStage>> {
         self.check_plan_limits(plan, view, octave_budget)?;
         plan.check_view(view)?;
@@ -226,6 +228,15 @@ impl GpuContext {
                 StageKind::Generate(g) => {
                     let aux = g.aux_data(plan.seed);
                     let passes = octave_passes(g.octave_count(), view.pixel_count(), octave_budget);
+                    let stage_uniform = g.uniforms(plan.seed, view);
+                    let inline_uniforms: Vec<StageUniform> = g
+                        .displace_inline()
+                        .map(|(_, _, chain)| chain.uniforms(plan.seed, view))
+                        .collect();
+                    let constants = OctaveConstants {
+                        stage: &stage_uniform,
+                        inline: &inline_uniforms,
+                    };
                     let mut pipelines = Vec::new();
                     for (i, pass) in OctavePass::split(&passes).into_iter().enumerate() {
                         let layout = GenerateLayout {
@@ -236,11 +247,21 @@ impl GpuContext {
                             aux: aux.is_some(),
                         };
                         let source = generate_source(g, layout, pass);
-                        pipelines.push(self.pipelines().get(
-                            device,
-                            &source,
-                            LayoutKey::Generate(layout),
-                        )?);
+                        let key = LayoutKey::Generate(layout);
+                        let pipeline = if specialize == Specialize::Never {
+                            self.pipelines().get(device, &source, key)?
+                        } else {
+                            let specialized =
+                                specialized_generate_source(g, layout, pass, constants);
+                            self.pipelines().get_specialized(
+                                device,
+                                &source,
+                                &specialized,
+                                key,
+                                specialize == Specialize::Always,
+                            )?
+                        };
+                        pipelines.push(pipeline);
                     }
                     if let Some(a) = &aux {
                         let max = self.limits().max_storage_buffer_binding_size;
