@@ -7,10 +7,11 @@ use std::path::Path;
 use noisegraph::family::{registry, FamilyParams, ParamKind, ParamValue};
 use noisegraph::gpu::assemble::{
     analytic_normal_source, combine_source, generate_source, normal_map_source, shader_paths,
-    validate_wgsl, GenerateLayout, OctavePass,
+    specialized_generate_source, validate_wgsl, GenerateLayout, OctaveConstants, OctavePass,
 };
 use noisegraph::gpu::NormalMapFormat;
 use noisegraph::graph::{Displacement, FamilyNode, FractalKind, FractalNode, GenerateStage};
+use noisegraph::View;
 
 fn wgsl_files(dir: &Path, out: &mut Vec<String>) {
     for entry in std::fs::read_dir(dir).expect("read shaders/") {
@@ -130,6 +131,14 @@ fn fused_warp_shapes_validate() {
                                     inl.name()
                                 );
                             }
+                            let source = specialized_source(&stage, layout, pass_of(partial));
+                            if let Err(e) = validate_wgsl(&source) {
+                                panic!(
+                                    "{} {dims}D fused with {} {layout:?}, specialized, fails validation:\n{e}",
+                                    fam.name(),
+                                    inl.name()
+                                );
+                            }
                         }
                     }
                 }
@@ -209,6 +218,13 @@ fn every_wgsl_file_validates_as_assembled() {
                             if let Err(e) = validate_wgsl(&source) {
                                 panic!("{} {dims}D {layout:?} fails validation:\n{e}", fam.name());
                             }
+                            let source = specialized_source(&stage, layout, pass_of(partial));
+                            if let Err(e) = validate_wgsl(&source) {
+                                panic!(
+                                    "{} {dims}D {layout:?}, specialized, fails validation:\n{e}",
+                                    fam.name()
+                                );
+                            }
                         }
                     }
                 }
@@ -275,6 +291,26 @@ fn every_kernel_has_a_cpu_twin() {
             fam.name()
         );
     }
+}
+
+/// The specialized form of a pass (its octave numbers compiled in), with the numbers of a
+/// view that is not at the origin (so lattice offsets and local positions are not all zero).
+fn specialized_source(stage: &GenerateStage, layout: GenerateLayout, pass: OctavePass) -> String {
+    let view = View::image(8, 8).with_origin([-1234.5, 77.25, 3.0]);
+    let uniform = stage.uniforms(1, &view);
+    let inline: Vec<_> = stage
+        .displace_inline()
+        .map(|(_, _, chain)| chain.uniforms(1, &view))
+        .collect();
+    specialized_generate_source(
+        stage,
+        layout,
+        pass,
+        OctaveConstants {
+            stage: &uniform,
+            inline: &inline,
+        },
+    )
 }
 
 /// A pass shape for a layout: the first pass of a split stage, or a later one that finalizes.
