@@ -1,5 +1,7 @@
 //! Compute pipelines cached by their assembled shader source: compiling the same graph twice,
 //! or re-running it with other numbers (which travel in uniforms), creates no new pipeline.
+//! Specialized kernels (one set of numbers compiled in, `RunOptions::specialize`) are the
+//! exception, compiled on request and bounded in number.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
