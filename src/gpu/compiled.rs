@@ -231,7 +231,9 @@ impl CompiledGraph {
     }
 
     /// [`CompiledGraph::new`] with run options: `octave_budget` decides how octaves split
-    /// across passes (`poison` does not apply: the caller owns the target).
+    /// across passes (`poison` does not apply: the caller owns the target; nor does
+    /// `specialize`: a compiled graph's numbers change per frame, so its kernels read them
+    /// from uniforms).
     pub fn with_options(
         ctx: &Arc<GpuContext>,
         graph: &NoiseGraph,

@@ -21,8 +21,9 @@ pub struct RunOptions {
 
 /// When a run compiles each generate stage's octave parameters (lattice offsets, steps,
 /// seeds, amplitudes) into its kernel instead of reading them from the uniform buffer. The
-/// result is the same to the bit; on lavapipe the specialized 8-octave Perlin fBm dispatch
-/// takes about half the time, and compiling it several times longer (BENCHMARKS.md). A
+/// results are the same operations on the same numbers (equal within one ulp, where constant
+/// folding rounds an operation differently); on lavapipe the specialized 8-octave Perlin fBm
+/// dispatch takes about half the time, and compiling it 3 to 4 times longer (BENCHMARKS.md). A
 /// specialized kernel serves one graph on one view (its tiles included): another seed,
 /// origin or scale needs another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
