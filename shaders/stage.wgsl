@@ -49,7 +49,12 @@ fn fractal_remap(n: f32, kind: u32) -> f32 {
 
 @compute @workgroup_size(WORKGROUP_X, WORKGROUP_Y, 1)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if (any(gid >= params.size.xyz)) {
+    // Invocations past the view's edge leave at once (EARLY_EXIT), or, in specialized
+    // kernels, compute and skip only the store: on lavapipe everything after an early return
+    // runs under control flow, where each uniform load is gathered lane by lane. That is
+    // cheaper than the spills of hoisting a generic kernel's many octave loads, but dearer
+    // than the few loads a specialized kernel has left (BENCHMARKS.md).
+    if (EARLY_EXIT && any(gid >= params.size.xyz)) {
         return;
     }
     let d = load_displace(gid);
@@ -58,7 +63,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (PASS_FINALIZE) {
         sum *= params.scalars.x;
     }
-    store_out(gid, sum);
+    if (EARLY_EXIT || all(gid < params.size.xyz)) {
+        store_out(gid, sum);
+    }
 }
 
 // One octave's contribution at pixel position `pix` displaced by `d`. The prelude's

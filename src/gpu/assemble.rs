@@ -322,9 +322,10 @@ fn generate_source_with(
     s.push_str("// ---- generated prelude\n");
     s.push_str(&common_prelude(layout.volume, "StageParams"));
     s.push_str(&format!(
-        "const PASS_FINALIZE: bool = {};\nconst FRACTAL_KIND: u32 = {}u;\n",
+        "const PASS_FINALIZE: bool = {};\nconst FRACTAL_KIND: u32 = {}u;\nconst EARLY_EXIT: bool = {};\n",
         pass.finalize,
-        stage.fractal_code()
+        stage.fractal_code(),
+        constants.is_none()
     ));
     s.push_str(&unrolled_octave_sum(
         "octave_sum(pix: vec4<f32>, d: vec4<f32>, partial: f32)",
