@@ -33,10 +33,11 @@ pub fn perlin_grad_2d(h: u32, d: [f32; 2], gradients: u32) -> f32 {
         let angle = hash_to_unit(h) * TAU;
         return angle.cos() * d[0] + angle.sin() * d[1];
     }
+    // As the kernel: the signs xored into the offsets' sign bits, the swap on the offsets.
+    let sx = f32::from_bits(d[0].to_bits() ^ (h << 31));
+    let sy = f32::from_bits(d[1].to_bits() ^ ((h & 2) << 30));
     let swap = (h & 4) != 0;
-    let gx = select(GRAD2_COS, GRAD2_SIN, swap);
-    let gy = select(GRAD2_SIN, GRAD2_COS, swap);
-    select(gx, -gx, (h & 1) != 0) * d[0] + select(gy, -gy, (h & 2) != 0) * d[1]
+    select(sx, sy, swap) * GRAD2_COS + select(sy, sx, swap) * GRAD2_SIN
 }
 
 #[inline(always)]
