@@ -6,28 +6,33 @@
 // the outer ring only when the 3^d cells inside it leave the answer open.
 // ret: 0 = F1, 1 = F2, 2 = F2 - F1, 3 = cell value.
 // metric: 0 = Euclidean, 1 = squared Euclidean, 2 = Manhattan, 3 = Chebyshev.
+// The search compares distance keys: Euclidean distances squared, the root taken once at the
+// end (the root is monotonic and correctly rounded, so the result is the same number).
 
 const CELLULAR_F2: u32 = 1u;
 const CELLULAR_F2_MINUS_F1: u32 = 2u;
 const CELLULAR_CELL_VALUE: u32 = 3u;
+const METRIC_EUCLIDEAN: u32 = 0u;
 const METRIC_EUCLIDEAN_SQUARED: u32 = 1u;
 const METRIC_MANHATTAN: u32 = 2u;
 const METRIC_CHEBYSHEV: u32 = 3u;
 const CELLULAR_REACH: i32 = 2;
 const CELLULAR_FAR: f32 = 1.0e9;
 
-fn cellular_distance(d: vec3<f32>, metric: u32) -> f32 {
+// The key the search compares for offset d: its length under `metric`, squared for Euclidean.
+fn cellular_distance_key(d: vec3<f32>, metric: u32) -> f32 {
     if (metric == METRIC_MANHATTAN) {
         return abs(d.x) + abs(d.y) + abs(d.z);
     }
     if (metric == METRIC_CHEBYSHEV) {
         return max(max(abs(d.x), abs(d.y)), abs(d.z));
     }
-    let sq = d.x * d.x + d.y * d.y + d.z * d.z;
-    if (metric == METRIC_EUCLIDEAN_SQUARED) {
-        return sq;
-    }
-    return sqrt(sq);
+    return d.x * d.x + d.y * d.y + d.z * d.z;
+}
+
+// The distance of a key.
+fn cellular_finish(key: f32, metric: u32) -> f32 {
+    return select(key, sqrt(key), metric == METRIC_EUCLIDEAN);
 }
 
 // Feature point of (wrapped) cell c relative to its corner (xy), and the cell value (z).
@@ -50,7 +55,10 @@ fn cellular_feature_3d(c: vec3<i32>, seed_h: u32, jitter: f32) -> vec4<f32> {
     );
 }
 
-fn cellular_result(f1: f32, f2: f32, value: f32, ret: u32) -> f32 {
+// The output from the two least keys and the nearest point's cell value.
+fn cellular_result(key1: f32, key2: f32, value: f32, ret: u32, metric: u32) -> f32 {
+    let f1 = cellular_finish(key1, metric);
+    let f2 = cellular_finish(key2, metric);
     if (ret == CELLULAR_F2) {
         return f2;
     }
@@ -63,7 +71,7 @@ fn cellular_result(f1: f32, f2: f32, value: f32, ret: u32) -> f32 {
     return f1;
 }
 
-// (F1, F2, value of the nearest) after one more feature point at distance `dist`.
+// (F1, F2 keys, value of the nearest) after one more feature point at key `dist`.
 fn cellular_keep(best: vec3<f32>, dist: f32, value: f32) -> vec3<f32> {
     if (dist < best.x) {
         return vec3<f32>(dist, best.x, value);
@@ -74,7 +82,7 @@ fn cellular_keep(best: vec3<f32>, dist: f32, value: f32) -> vec3<f32> {
     return best;
 }
 
-// The distance the output depends on: F2 for F2 and F2 - F1, else F1.
+// The key the output depends on: F2's for F2 and F2 - F1, else F1's.
 fn cellular_deciding(best: vec3<f32>, ret: u32) -> f32 {
     return select(best.x, best.y, ret == CELLULAR_F2 || ret == CELLULAR_F2_MINUS_F1);
 }
@@ -82,17 +90,17 @@ fn cellular_deciding(best: vec3<f32>, ret: u32) -> f32 {
 // A feature point of a cell two away lies at least 1.5 - jitter / 2 (>= 1) away along that
 // axis, so at least that far in every metric. When the deciding distance found in the 3^d
 // cells around the sample is within it, the outer ring of the 5^d search cannot change the
-// output and is skipped: with jitter 1 it almost never runs.
+// output and is skipped: with jitter 1 it almost never runs. As a key: squared for Euclidean.
 fn cellular_ring_bound(jitter: f32, metric: u32) -> f32 {
     let b = 1.5 - 0.5 * jitter;
-    return select(b, b * b, metric == METRIC_EUCLIDEAN_SQUARED);
+    return select(b, b * b, metric == METRIC_EUCLIDEAN || metric == METRIC_EUCLIDEAN_SQUARED);
 }
 
 fn cellular_visit_2d(best: vec3<f32>, i: vec2<i32>, o: vec2<i32>, f: vec2<f32>, period: vec2<i32>, seed_h: u32, metric: u32, jitter: f32) -> vec3<f32> {
     let c = vec2<i32>(wrap_cell(i.x + o.x, period.x), wrap_cell(i.y + o.y, period.y));
     let p = cellular_feature_2d(c, seed_h, jitter);
     let d = vec3<f32>(f32(o.x) + p.x - f.x, f32(o.y) + p.y - f.y, 0.0);
-    return cellular_keep(best, cellular_distance(d, metric), p.z);
+    return cellular_keep(best, cellular_distance_key(d, metric), p.z);
 }
 
 fn cellular_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, period: vec2<i32>, ret: u32, metric: u32, jitter: f32) -> f32 {
@@ -114,14 +122,14 @@ fn cellular_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, period: vec2<i32>
             }
         }
     }
-    return cellular_result(best.x, best.y, best.z, ret);
+    return cellular_result(best.x, best.y, best.z, ret, metric);
 }
 
 fn cellular_visit_3d(best: vec3<f32>, i: vec3<i32>, o: vec3<i32>, f: vec3<f32>, period: vec3<i32>, seed_h: u32, metric: u32, jitter: f32) -> vec3<f32> {
     let c = vec3<i32>(wrap_cell(i.x + o.x, period.x), wrap_cell(i.y + o.y, period.y), wrap_cell(i.z + o.z, period.z));
     let p = cellular_feature_3d(c, seed_h, jitter);
     let d = vec3<f32>(f32(o.x) + p.x - f.x, f32(o.y) + p.y - f.y, f32(o.z) + p.z - f.z);
-    return cellular_keep(best, cellular_distance(d, metric), p.w);
+    return cellular_keep(best, cellular_distance_key(d, metric), p.w);
 }
 
 fn cellular_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, period: vec3<i32>, ret: u32, metric: u32, jitter: f32) -> f32 {
@@ -147,5 +155,5 @@ fn cellular_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, period: vec3<i32>
             }
         }
     }
-    return cellular_result(best.x, best.y, best.z, ret);
+    return cellular_result(best.x, best.y, best.z, ret, metric);
 }

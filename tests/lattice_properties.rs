@@ -121,10 +121,14 @@ fn brute_force(dims: usize, local: [f32; 3], sh: u32, metric: u32) -> (f32, f32)
                         dz as f32 + p[2] - f[2],
                     ]
                 };
-                d.push(noisegraph::cpu::cellular::cellular_distance(
-                    [off[0], off[1], off[2]],
-                    metric,
-                ));
+                // The length itself, not the kernels' comparison key.
+                let [x, y, z] = [off[0], off[1], off[2]];
+                d.push(match metric {
+                    0 => (x * x + y * y + z * z).sqrt(),
+                    1 => x * x + y * y + z * z,
+                    2 => x.abs() + y.abs() + z.abs(),
+                    _ => x.abs().max(y.abs()).max(z.abs()),
+                });
             }
         }
     }

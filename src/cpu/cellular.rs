@@ -9,7 +9,9 @@
 //! 1 = F2, 2 = F2 - F1, 3 = the value in [-1, 1] of the nearest point's cell. Metrics:
 //! 0 = Euclidean, 1 = squared Euclidean, 2 = Manhattan, 3 = Chebyshev.
 //! The outer ring of the 5^d cells is searched only when the 3^d cells inside it leave the
-//! answer open (see `cellular_ring_bound`).
+//! answer open (see `cellular_ring_bound`). The search compares distance keys: Euclidean
+//! distances squared, the root taken once at the end (the same number: the root is monotonic
+//! and correctly rounded).
 
 use super::hash::{hash_to_signed, hash_to_unit, pcg3d, pcg4d, wrap_cell};
 
@@ -34,19 +36,26 @@ pub const CELLULAR_REACH: i32 = 2;
 const FAR: f32 = 1.0e9;
 
 #[inline(always)]
-/// CPU twin of `cellular_distance` in shaders/cellular.wgsl: length of offset `d` under `metric`.
-pub fn cellular_distance(d: [f32; 3], metric: u32) -> f32 {
+/// CPU twin of `cellular_distance_key` in shaders/cellular.wgsl: the key the search compares
+/// for offset `d`, its length under `metric`, squared for Euclidean.
+pub fn cellular_distance_key(d: [f32; 3], metric: u32) -> f32 {
     if metric == METRIC_MANHATTAN {
         return d[0].abs() + d[1].abs() + d[2].abs();
     }
     if metric == METRIC_CHEBYSHEV {
         return d[0].abs().max(d[1].abs()).max(d[2].abs());
     }
-    let sq = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    if metric == METRIC_EUCLIDEAN_SQUARED {
-        return sq;
+    d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+}
+
+#[inline(always)]
+/// CPU twin of `cellular_finish` in shaders/cellular.wgsl: the distance of a key.
+pub fn cellular_finish(key: f32, metric: u32) -> f32 {
+    if metric == METRIC_EUCLIDEAN {
+        key.sqrt()
+    } else {
+        key
     }
-    sq.sqrt()
 }
 
 /// Feature point of (wrapped) cell `c` relative to the cell's corner, and the cell's value.
@@ -72,9 +81,12 @@ pub fn cellular_feature_3d(c: [i32; 3], seed_h: u32, jitter: f32) -> ([f32; 3], 
     (p, hash_to_signed(h[3]))
 }
 
-/// Picks the output from the two smallest distances and the nearest cell's value.
+/// CPU twin of `cellular_result` in shaders/cellular.wgsl: the output from the two least
+/// keys and the nearest point's cell value.
 #[inline(always)]
-pub fn cellular_result(f1: f32, f2: f32, value: f32, ret: u32) -> f32 {
+pub fn cellular_result(key1: f32, key2: f32, value: f32, ret: u32, metric: u32) -> f32 {
+    let f1 = cellular_finish(key1, metric);
+    let f2 = cellular_finish(key2, metric);
     if ret == CELLULAR_F2 {
         return f2;
     }
@@ -87,8 +99,8 @@ pub fn cellular_result(f1: f32, f2: f32, value: f32, ret: u32) -> f32 {
     f1
 }
 
-/// CPU twin of `cellular_keep` in shaders/cellular.wgsl: (F1, F2, value of the nearest) after
-/// one more feature point at distance `dist`.
+/// CPU twin of `cellular_keep` in shaders/cellular.wgsl: (F1, F2 keys, value of the nearest)
+/// after one more feature point at key `dist`.
 #[inline(always)]
 pub fn cellular_keep(best: [f32; 3], dist: f32, value: f32) -> [f32; 3] {
     if dist < best[0] {
@@ -100,7 +112,7 @@ pub fn cellular_keep(best: [f32; 3], dist: f32, value: f32) -> [f32; 3] {
     best
 }
 
-/// CPU twin of `cellular_deciding` in shaders/cellular.wgsl: the distance the output depends on.
+/// CPU twin of `cellular_deciding` in shaders/cellular.wgsl: the key the output depends on.
 #[inline(always)]
 pub fn cellular_deciding(best: [f32; 3], ret: u32) -> f32 {
     if ret == CELLULAR_F2 || ret == CELLULAR_F2_MINUS_F1 {
@@ -110,12 +122,12 @@ pub fn cellular_deciding(best: [f32; 3], ret: u32) -> f32 {
     }
 }
 
-/// CPU twin of `cellular_ring_bound` in shaders/cellular.wgsl: the least distance of a feature
+/// CPU twin of `cellular_ring_bound` in shaders/cellular.wgsl: the least key of a feature
 /// point two cells away (see there).
 #[inline(always)]
 pub fn cellular_ring_bound(jitter: f32, metric: u32) -> f32 {
     let b = 1.5 - 0.5 * jitter;
-    if metric == METRIC_EUCLIDEAN_SQUARED {
+    if metric == METRIC_EUCLIDEAN || metric == METRIC_EUCLIDEAN_SQUARED {
         b * b
     } else {
         b
@@ -140,7 +152,7 @@ fn cellular_visit_2d(
     ];
     let (p, v) = cellular_feature_2d(c, seed_h, jitter);
     let d = [o[0] as f32 + p[0] - f[0], o[1] as f32 + p[1] - f[1], 0.0];
-    cellular_keep(best, cellular_distance(d, metric), v)
+    cellular_keep(best, cellular_distance_key(d, metric), v)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -175,7 +187,7 @@ pub fn cellular_2d(
             }
         }
     }
-    cellular_result(best[0], best[1], best[2], ret)
+    cellular_result(best[0], best[1], best[2], ret, metric)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -193,7 +205,7 @@ fn cellular_visit_3d(
     let c = [0, 1, 2].map(|k| wrap_cell(i[k].wrapping_add(o[k]), period[k]));
     let (p, v) = cellular_feature_3d(c, seed_h, jitter);
     let d = [0, 1, 2].map(|k| o[k] as f32 + p[k] - f[k]);
-    cellular_keep(best, cellular_distance(d, metric), v)
+    cellular_keep(best, cellular_distance_key(d, metric), v)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -238,5 +250,5 @@ pub fn cellular_3d(
             }
         }
     }
-    cellular_result(best[0], best[1], best[2], ret)
+    cellular_result(best[0], best[1], best[2], ret, metric)
 }
