@@ -480,6 +480,11 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
                 json!({"fade": "cubic"}),
                 json!({"fade": "linear", "gradients": "random"}),
                 json!({"period": 8}),
+                // Cellular: every return and metric; jitter 0.5 makes the outer ring count.
+                json!({"return": "f2_minus_f1", "metric": "manhattan"}),
+                json!({"return": "f2", "metric": "euclidean_squared", "jitter": 0.5}),
+                json!({"return": "cell_value", "metric": "chebyshev", "jitter": 0.5}),
+                json!({"return": "f1", "metric": "euclidean", "jitter": 0.5}),
             ] {
                 let mut node =
                     json!({"id": "n", "type": family.name(), "dims": dims, "frequency": 8.0});
@@ -542,5 +547,5 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
             }
         }
     }
-    assert!(checked >= 15, "row samplers checked: {checked}");
+    assert!(checked >= 19, "row samplers checked: {checked}");
 }

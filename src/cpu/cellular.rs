@@ -14,6 +14,8 @@
 //! and correctly rounded).
 
 use super::hash::{hash_to_signed, hash_to_unit, pcg3d, pcg4d, wrap_cell};
+use super::vectorized;
+use crate::family::{xy, SamplePoint, SampleRow};
 
 /// `cellular_2d`/`cellular_3d` output: distance to the nearest feature point (F1).
 pub const CELLULAR_F1: u32 = 0;
@@ -251,4 +253,128 @@ pub fn cellular_3d(
         }
     }
     cellular_result(best[0], best[1], best[2], ret, metric)
+}
+
+// ---- Rows: the CPU path's loop over the samples of one row (see `SampleRow`).
+
+/// Samples per chunk of a row: the 3^d search fills a chunk 8 samples wide, then the samples
+/// whose outer ring may change the answer are redone one by one.
+const ROW_CHUNK: usize = 64;
+
+/// [`cellular_keep`] as selects, so that a loop over samples vectorizes; the same numbers.
+#[inline(always)]
+fn cellular_keep_lanes(best: [f32; 3], dist: f32, value: f32) -> [f32; 3] {
+    let nearest = dist < best[0];
+    let second = if dist < best[1] { dist } else { best[1] };
+    [
+        if nearest { dist } else { best[0] },
+        if nearest { best[0] } else { second },
+        if nearest { value } else { best[2] },
+    ]
+}
+
+/// The 3x3 search of [`cellular_2d`] for samples `first..first + out.len()` of `row` (no
+/// period): the output and the deciding key of each, without branches.
+#[inline(always)]
+fn cellular_2d_inner_lanes<const METRIC: u32>(
+    row: &SampleRow,
+    first: usize,
+    ret: u32,
+    jitter: f32,
+    out: &mut [f32],
+    deciding: &mut [f32],
+) {
+    let ly = row.local[1];
+    let fly = super::floor(ly);
+    let iy = row.cell[1].wrapping_add(fly as i32);
+    let fy = ly - fly;
+    for (k, (o, dec)) in out.iter_mut().zip(deciding.iter_mut()).enumerate() {
+        let x = row.point(first + k).local[0];
+        let flx = super::floor(x);
+        let ix = row.cell[0].wrapping_add(flx as i32);
+        let fx = x - flx;
+        // The scalar search's visiting order, y outer, x inner, written out: a loop here
+        // kept the loop over samples from vectorizing.
+        let visit = |best: [f32; 3], dx: i32, dy: i32| {
+            let c = [ix.wrapping_add(dx), iy.wrapping_add(dy)];
+            let (p, v) = cellular_feature_2d(c, row.seed, jitter);
+            let d = [dx as f32 + p[0] - fx, dy as f32 + p[1] - fy, 0.0];
+            cellular_keep_lanes(best, cellular_distance_key(d, METRIC), v)
+        };
+        let mut best = [FAR, FAR, 0.0];
+        best = visit(best, -1, -1);
+        best = visit(best, 0, -1);
+        best = visit(best, 1, -1);
+        best = visit(best, -1, 0);
+        best = visit(best, 0, 0);
+        best = visit(best, 1, 0);
+        best = visit(best, -1, 1);
+        best = visit(best, 0, 1);
+        best = visit(best, 1, 1);
+        let f1 = cellular_finish(best[0], METRIC);
+        let f2 = cellular_finish(best[1], METRIC);
+        // cellular_deciding and cellular_result as selects.
+        let second = ret == CELLULAR_F2 || ret == CELLULAR_F2_MINUS_F1;
+        *dec = if second { best[1] } else { best[0] };
+        let result = if ret == CELLULAR_F2_MINUS_F1 {
+            f2 - f1
+        } else {
+            f1
+        };
+        let result = if ret == CELLULAR_F2 { f2 } else { result };
+        *o = if ret == CELLULAR_CELL_VALUE {
+            best[2]
+        } else {
+            result
+        };
+    }
+}
+
+/// [`cellular_2d`] at each sample of `row`, bit for bit. Without a period the 3x3 search runs
+/// 8 samples wide (AVX2) and only the samples whose outer ring matters are searched again.
+pub fn cellular_2d_row(row: &SampleRow, ret: u32, metric: u32, jitter: f32, out: &mut [f32]) {
+    let point = |p: &SamplePoint| {
+        cellular_2d(
+            xy(p.cell),
+            xy(p.local),
+            p.seed,
+            xy(p.period),
+            ret,
+            metric,
+            jitter,
+        )
+    };
+    if row.period[0] != 0 || row.period[1] != 0 || metric > METRIC_CHEBYSHEV {
+        row.fill_pointwise(out, point);
+        return;
+    }
+    let bound = cellular_ring_bound(jitter, metric);
+    let mut deciding = [0.0f32; ROW_CHUNK];
+    for (c, chunk) in out.chunks_mut(ROW_CHUNK).enumerate() {
+        let first = c * ROW_CHUNK;
+        let deciding = &mut deciding[..chunk.len()];
+        macro_rules! inner {
+            ($metric:expr) => {
+                vectorized(
+                    #[inline(always)]
+                    || {
+                        cellular_2d_inner_lanes::<{ $metric }>(
+                            row, first, ret, jitter, chunk, deciding,
+                        )
+                    },
+                )
+            };
+        }
+        match metric {
+            METRIC_EUCLIDEAN => inner!(METRIC_EUCLIDEAN),
+            METRIC_EUCLIDEAN_SQUARED => inner!(METRIC_EUCLIDEAN_SQUARED),
+            METRIC_MANHATTAN => inner!(METRIC_MANHATTAN),
+            _ => inner!(METRIC_CHEBYSHEV),
+        }
+        for (k, o) in chunk.iter_mut().enumerate() {
+            if deciding[k] > bound {
+                *o = point(&row.point(first + k));
+            }
+        }
+    }
 }

@@ -3,10 +3,11 @@
 use std::sync::Arc;
 
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, ParamValue, Sampler,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, ParamValue, RowSampler,
+    SampleRow, Sampler,
 };
 use crate::cpu::cellular::{
-    cellular_2d, cellular_3d, CELLULAR_CELL_VALUE, CELLULAR_F1, METRIC_EUCLIDEAN,
+    cellular_2d, cellular_2d_row, cellular_3d, CELLULAR_CELL_VALUE, CELLULAR_F1, METRIC_EUCLIDEAN,
     METRIC_EUCLIDEAN_SQUARED, METRIC_MANHATTAN,
 };
 
@@ -141,6 +142,22 @@ impl Family for Cellular {
                     jitter,
                 )
             }),
+        }
+    }
+    fn cpu_row_sampler(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        uniforms: FamilyUniforms,
+    ) -> Option<RowSampler> {
+        let ret = uniforms[0] as u32;
+        let metric = uniforms[1] as u32;
+        let jitter = uniforms[2];
+        match dims {
+            2 => Some(Box::new(move |row: &SampleRow, out: &mut [f32]| {
+                cellular_2d_row(row, ret, metric, jitter, out)
+            })),
+            _ => None,
         }
     }
     fn discontinuity_allowance(&self, _dims: u32, params: &FamilyParams) -> f64 {
