@@ -15,7 +15,7 @@
 
 use super::hash::{hash_to_signed, hash_to_unit, pcg3d, pcg4d, wrap_cell};
 use super::vectorized;
-use crate::family::{xy, SamplePoint, SampleRow};
+use crate::family::{xy, xyz, SamplePoint, SampleRow};
 
 /// `cellular_2d`/`cellular_3d` output: distance to the nearest feature point (F1).
 pub const CELLULAR_F1: u32 = 0;
@@ -311,22 +311,80 @@ fn cellular_2d_inner_lanes<const METRIC: u32>(
         best = visit(best, -1, 1);
         best = visit(best, 0, 1);
         best = visit(best, 1, 1);
-        let f1 = cellular_finish(best[0], METRIC);
-        let f2 = cellular_finish(best[1], METRIC);
-        // cellular_deciding and cellular_result as selects.
-        let second = ret == CELLULAR_F2 || ret == CELLULAR_F2_MINUS_F1;
-        *dec = if second { best[1] } else { best[0] };
-        let result = if ret == CELLULAR_F2_MINUS_F1 {
-            f2 - f1
-        } else {
-            f1
+        (*o, *dec) = cellular_output_lanes::<METRIC>(best, ret);
+    }
+}
+
+/// [`cellular_result`] and [`cellular_deciding`] as selects: (output, deciding key).
+#[inline(always)]
+fn cellular_output_lanes<const METRIC: u32>(best: [f32; 3], ret: u32) -> (f32, f32) {
+    let f1 = cellular_finish(best[0], METRIC);
+    let f2 = cellular_finish(best[1], METRIC);
+    let second = ret == CELLULAR_F2 || ret == CELLULAR_F2_MINUS_F1;
+    let deciding = if second { best[1] } else { best[0] };
+    let result = if ret == CELLULAR_F2_MINUS_F1 {
+        f2 - f1
+    } else {
+        f1
+    };
+    let result = if ret == CELLULAR_F2 { f2 } else { result };
+    let result = if ret == CELLULAR_CELL_VALUE {
+        best[2]
+    } else {
+        result
+    };
+    (result, deciding)
+}
+
+/// The 3x3x3 search of [`cellular_3d`] for samples `first..first + out.len()` of `row` (no
+/// period): the output and the deciding key of each, without branches.
+#[inline(always)]
+fn cellular_3d_inner_lanes<const METRIC: u32>(
+    row: &SampleRow,
+    first: usize,
+    ret: u32,
+    jitter: f32,
+    out: &mut [f32],
+    deciding: &mut [f32],
+) {
+    let [iy, iz] = [1, 2].map(|k| row.cell[k].wrapping_add(super::floor(row.local[k]) as i32));
+    let [fy, fz] = [1, 2].map(|k| row.local[k] - super::floor(row.local[k]));
+    for (k, (o, dec)) in out.iter_mut().zip(deciding.iter_mut()).enumerate() {
+        let x = row.point(first + k).local[0];
+        let flx = super::floor(x);
+        let ix = row.cell[0].wrapping_add(flx as i32);
+        let fx = x - flx;
+        let visit = |best: [f32; 3], dx: i32, dy: i32, dz: i32| {
+            let c = [
+                ix.wrapping_add(dx),
+                iy.wrapping_add(dy),
+                iz.wrapping_add(dz),
+            ];
+            let (p, v) = cellular_feature_3d(c, row.seed, jitter);
+            let d = [
+                dx as f32 + p[0] - fx,
+                dy as f32 + p[1] - fy,
+                dz as f32 + p[2] - fz,
+            ];
+            cellular_keep_lanes(best, cellular_distance_key(d, METRIC), v)
         };
-        let result = if ret == CELLULAR_F2 { f2 } else { result };
-        *o = if ret == CELLULAR_CELL_VALUE {
-            best[2]
-        } else {
-            result
+        // The scalar search's order (z, then y, then x), written out as in the 2D search.
+        let row_of_three = |best: [f32; 3], dy: i32, dz: i32| {
+            let best = visit(best, -1, dy, dz);
+            let best = visit(best, 0, dy, dz);
+            visit(best, 1, dy, dz)
         };
+        let mut best = [FAR, FAR, 0.0];
+        best = row_of_three(best, -1, -1);
+        best = row_of_three(best, 0, -1);
+        best = row_of_three(best, 1, -1);
+        best = row_of_three(best, -1, 0);
+        best = row_of_three(best, 0, 0);
+        best = row_of_three(best, 1, 0);
+        best = row_of_three(best, -1, 1);
+        best = row_of_three(best, 0, 1);
+        best = row_of_three(best, 1, 1);
+        (*o, *dec) = cellular_output_lanes::<METRIC>(best, ret);
     }
 }
 
@@ -344,7 +402,86 @@ pub fn cellular_2d_row(row: &SampleRow, ret: u32, metric: u32, jitter: f32, out:
             jitter,
         )
     };
-    if row.period[0] != 0 || row.period[1] != 0 || metric > METRIC_CHEBYSHEV {
+    macro_rules! inner {
+        ($metric:expr, $first:expr, $chunk:expr, $deciding:expr) => {
+            cellular_2d_inner_lanes::<{ $metric }>(row, $first, ret, jitter, $chunk, $deciding)
+        };
+    }
+    cellular_row(
+        row,
+        metric,
+        jitter,
+        out,
+        point,
+        |m, first, chunk, deciding| by_metric!(m, inner, first, chunk, deciding),
+    );
+}
+
+/// [`cellular_3d`] at each sample of `row`, bit for bit, as [`cellular_2d_row`].
+pub fn cellular_3d_row(row: &SampleRow, ret: u32, metric: u32, jitter: f32, out: &mut [f32]) {
+    let point = |p: &SamplePoint| {
+        cellular_3d(
+            xyz(p.cell),
+            xyz(p.local),
+            p.seed,
+            xyz(p.period),
+            ret,
+            metric,
+            jitter,
+        )
+    };
+    macro_rules! inner {
+        ($metric:expr, $first:expr, $chunk:expr, $deciding:expr) => {
+            cellular_3d_inner_lanes::<{ $metric }>(row, $first, ret, jitter, $chunk, $deciding)
+        };
+    }
+    cellular_row(
+        row,
+        metric,
+        jitter,
+        out,
+        point,
+        |m, first, chunk, deciding| by_metric!(m, inner, first, chunk, deciding),
+    );
+}
+
+/// `$inner!(METRIC, args)` through [`vectorized`], with the runtime `$metric` as a constant.
+macro_rules! by_metric {
+    ($metric:expr, $inner:ident, $($arg:expr),*) => {
+        match $metric {
+            METRIC_EUCLIDEAN => vectorized(
+                #[inline(always)]
+                || $inner!(METRIC_EUCLIDEAN, $($arg),*),
+            ),
+            METRIC_EUCLIDEAN_SQUARED => vectorized(
+                #[inline(always)]
+                || $inner!(METRIC_EUCLIDEAN_SQUARED, $($arg),*),
+            ),
+            METRIC_MANHATTAN => vectorized(
+                #[inline(always)]
+                || $inner!(METRIC_MANHATTAN, $($arg),*),
+            ),
+            _ => vectorized(
+                #[inline(always)]
+                || $inner!(METRIC_CHEBYSHEV, $($arg),*),
+            ),
+        }
+    };
+}
+use by_metric;
+
+/// Runs `inner` (metric, first sample, chunk, deciding keys) over `out` in chunks and redoes
+/// with `point` the samples whose deciding key exceeds the ring bound. Rows with a period
+/// (the wrap is a modulo per cell) go through `point` alone.
+fn cellular_row(
+    row: &SampleRow,
+    metric: u32,
+    jitter: f32,
+    out: &mut [f32],
+    point: impl Fn(&SamplePoint) -> f32,
+    inner: impl Fn(u32, usize, &mut [f32], &mut [f32]),
+) {
+    if row.period.iter().any(|&p| p != 0) || metric > METRIC_CHEBYSHEV {
         row.fill_pointwise(out, point);
         return;
     }
@@ -353,24 +490,7 @@ pub fn cellular_2d_row(row: &SampleRow, ret: u32, metric: u32, jitter: f32, out:
     for (c, chunk) in out.chunks_mut(ROW_CHUNK).enumerate() {
         let first = c * ROW_CHUNK;
         let deciding = &mut deciding[..chunk.len()];
-        macro_rules! inner {
-            ($metric:expr) => {
-                vectorized(
-                    #[inline(always)]
-                    || {
-                        cellular_2d_inner_lanes::<{ $metric }>(
-                            row, first, ret, jitter, chunk, deciding,
-                        )
-                    },
-                )
-            };
-        }
-        match metric {
-            METRIC_EUCLIDEAN => inner!(METRIC_EUCLIDEAN),
-            METRIC_EUCLIDEAN_SQUARED => inner!(METRIC_EUCLIDEAN_SQUARED),
-            METRIC_MANHATTAN => inner!(METRIC_MANHATTAN),
-            _ => inner!(METRIC_CHEBYSHEV),
-        }
+        inner(metric, first, chunk, deciding);
         for (k, o) in chunk.iter_mut().enumerate() {
             if deciding[k] > bound {
                 *o = point(&row.point(first + k));

@@ -7,8 +7,8 @@ use super::{
     SampleRow, Sampler,
 };
 use crate::cpu::cellular::{
-    cellular_2d, cellular_2d_row, cellular_3d, CELLULAR_CELL_VALUE, CELLULAR_F1, METRIC_EUCLIDEAN,
-    METRIC_EUCLIDEAN_SQUARED, METRIC_MANHATTAN,
+    cellular_2d, cellular_2d_row, cellular_3d, cellular_3d_row, CELLULAR_CELL_VALUE, CELLULAR_F1,
+    METRIC_EUCLIDEAN, METRIC_EUCLIDEAN_SQUARED, METRIC_MANHATTAN,
 };
 
 pub struct Cellular;
@@ -157,7 +157,9 @@ impl Family for Cellular {
             2 => Some(Box::new(move |row: &SampleRow, out: &mut [f32]| {
                 cellular_2d_row(row, ret, metric, jitter, out)
             })),
-            _ => None,
+            _ => Some(Box::new(move |row: &SampleRow, out: &mut [f32]| {
+                cellular_3d_row(row, ret, metric, jitter, out)
+            })),
         }
     }
     fn discontinuity_allowance(&self, _dims: u32, params: &FamilyParams) -> f64 {
