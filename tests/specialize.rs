@@ -6,7 +6,7 @@
 mod common;
 use std::sync::Arc;
 
-use noisegraph::gpu::{Specialize, MAX_SPECIALIZED};
+use noisegraph::gpu::{Specialize, MAX_SPECIALIZED, SPECIALIZE_FIRST_RUN_WORK};
 use noisegraph::{CompiledGraph, GpuContext, NoiseGraph, Plan, RunOptions, View};
 use serde_json::json;
 
@@ -174,6 +174,44 @@ fn the_default_policy_specializes_from_the_second_run() {
         ctx.run(&plan, &moved, &options(Specialize::Never)).unwrap();
     }
     assert_eq!(ctx.pipelines().specialized_len(), 1);
+}
+
+#[test]
+fn large_first_runs_on_cpu_adapters_specialize_at_once() {
+    let Some(ctx) = fresh() else { return };
+    let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
+    // 16 octaves: 2048 x 2048 is exactly the threshold, one row less is under it.
+    let graph = fbm(
+        json!({"id": "n", "type": "value", "frequency": 4}),
+        "fbm",
+        16,
+    );
+    let plan = Plan::new(&graph, None).unwrap();
+    let under = View::image(2048, 2047);
+    assert!(under.pixel_count() * 16 < SPECIALIZE_FIRST_RUN_WORK);
+    ctx.run(&plan, &under, &RunOptions::default()).unwrap();
+    assert_eq!(
+        ctx.pipelines().specialized_len(),
+        0,
+        "a first run under the threshold is generic"
+    );
+    let at = View::image(2048, 2048);
+    assert_eq!(at.pixel_count() * 16, SPECIALIZE_FIRST_RUN_WORK);
+    let first = ctx.run(&plan, &at, &RunOptions::default()).unwrap();
+    assert_eq!(
+        ctx.pipelines().specialized_len(),
+        usize::from(cpu_adapter),
+        "on {}: a first run at the threshold is specialized only on a CPU adapter",
+        ctx.describe()
+    );
+    let generic = ctx.run(&plan, &at, &options(Specialize::Never)).unwrap();
+    let worst = first
+        .data
+        .iter()
+        .zip(&generic.data)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst <= 1e-6, "specialized and generic differ by {worst}");
 }
 
 #[test]

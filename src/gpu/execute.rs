@@ -32,12 +32,21 @@ pub enum Specialize {
     Never,
     /// From the second run of a stage with the same numbers (a repeated bake, the second
     /// and later tiles of one bake, a benchmark loop); a first run uses the generic kernel,
-    /// so one-off runs never pay the longer compile.
+    /// so small one-off runs never pay the longer compile. On a CPU adapter (lavapipe), a
+    /// stage of at least [`SPECIALIZE_FIRST_RUN_WORK`] octave samples is specialized from its
+    /// first run: there the faster kernel repays its compile within the run.
     #[default]
     Repeated,
     /// From the first run.
     Always,
 }
+
+/// Octave samples (octaves, those of inline warp chains included, times pixels) from which a
+/// stage on a CPU adapter is specialized on its first run under [`Specialize::Repeated`]. On
+/// lavapipe the specialized Perlin fBm kernel saves about 2.7 ns per octave sample and costs
+/// about 120 ms more to compile, so it pays from about 45 million (BENCHMARKS.md); this is
+/// 2^26, about 67 million: a 2048 x 2048 view of 16 octaves, or 4096 x 4096 of 4.
+pub const SPECIALIZE_FIRST_RUN_WORK: u64 = 1 << 26;
 
 impl Default for RunOptions {
     fn default() -> Self {

@@ -12,6 +12,7 @@ use super::assemble::{
     OctavePass, BINDING_AUX, BINDING_DISPLACE, BINDING_INLINE, BINDING_INPUTS, BINDING_OUT,
     BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
 };
+use super::execute::SPECIALIZE_FIRST_RUN_WORK;
 use super::pipeline::{CachedPipeline, LayoutKey};
 use super::{GpuContext, Specialize};
 use crate::error::{Error, Result};
@@ -237,6 +238,17 @@ impl GpuContext {
                         stage: &stage_uniform,
                         inline: &inline_uniforms,
                     };
+                    // A large first run on a CPU adapter repays the longer compile at once.
+                    let work = g
+                        .displace_inline()
+                        .fold(u64::from(g.octave_count()), |n, c| {
+                            n + u64::from(c.2.octave_count())
+                        })
+                        * view.pixel_count();
+                    let now = specialize == Specialize::Always
+                        || (specialize == Specialize::Repeated
+                            && self.adapter_info().device_type == wgpu::DeviceType::Cpu
+                            && work >= SPECIALIZE_FIRST_RUN_WORK);
                     let mut pipelines = Vec::new();
                     for (i, pass) in OctavePass::split(&passes).into_iter().enumerate() {
                         let layout = GenerateLayout {
@@ -258,7 +270,7 @@ impl GpuContext {
                                 &source,
                                 &specialized,
                                 key,
-                                specialize == Specialize::Always,
+                                now,
                             )?
                         };
                         pipelines.push(pipeline);
