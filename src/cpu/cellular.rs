@@ -402,18 +402,18 @@ pub fn cellular_2d_row(row: &SampleRow, ret: u32, metric: u32, jitter: f32, out:
             jitter,
         )
     };
-    macro_rules! inner {
-        ($metric:expr, $first:expr, $chunk:expr, $deciding:expr) => {
-            cellular_2d_inner_lanes::<{ $metric }>(row, $first, ret, jitter, $chunk, $deciding)
-        };
-    }
     cellular_row(
         row,
         metric,
         jitter,
         out,
         point,
-        |m, first, chunk, deciding| by_metric!(m, inner, first, chunk, deciding),
+        |m, first, chunk, deciding| {
+            by_metric!(
+                m,
+                cellular_2d_inner_lanes(row, first, ret, jitter, chunk, deciding)
+            )
+        },
     );
 }
 
@@ -430,40 +430,40 @@ pub fn cellular_3d_row(row: &SampleRow, ret: u32, metric: u32, jitter: f32, out:
             jitter,
         )
     };
-    macro_rules! inner {
-        ($metric:expr, $first:expr, $chunk:expr, $deciding:expr) => {
-            cellular_3d_inner_lanes::<{ $metric }>(row, $first, ret, jitter, $chunk, $deciding)
-        };
-    }
     cellular_row(
         row,
         metric,
         jitter,
         out,
         point,
-        |m, first, chunk, deciding| by_metric!(m, inner, first, chunk, deciding),
+        |m, first, chunk, deciding| {
+            by_metric!(
+                m,
+                cellular_3d_inner_lanes(row, first, ret, jitter, chunk, deciding)
+            )
+        },
     );
 }
 
-/// `$inner!(METRIC, args)` through [`vectorized`], with the runtime `$metric` as a constant.
+/// `$lanes::<METRIC>(args)` through [`vectorized`], with the runtime `$metric` as the constant.
 macro_rules! by_metric {
-    ($metric:expr, $inner:ident, $($arg:expr),*) => {
+    ($metric:expr, $lanes:ident($($arg:expr),*)) => {
         match $metric {
             METRIC_EUCLIDEAN => vectorized(
                 #[inline(always)]
-                || $inner!(METRIC_EUCLIDEAN, $($arg),*),
+                || $lanes::<METRIC_EUCLIDEAN>($($arg),*),
             ),
             METRIC_EUCLIDEAN_SQUARED => vectorized(
                 #[inline(always)]
-                || $inner!(METRIC_EUCLIDEAN_SQUARED, $($arg),*),
+                || $lanes::<METRIC_EUCLIDEAN_SQUARED>($($arg),*),
             ),
             METRIC_MANHATTAN => vectorized(
                 #[inline(always)]
-                || $inner!(METRIC_MANHATTAN, $($arg),*),
+                || $lanes::<METRIC_MANHATTAN>($($arg),*),
             ),
             _ => vectorized(
                 #[inline(always)]
-                || $inner!(METRIC_CHEBYSHEV, $($arg),*),
+                || $lanes::<METRIC_CHEBYSHEV>($($arg),*),
             ),
         }
     };

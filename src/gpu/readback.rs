@@ -69,14 +69,14 @@ fn for_each_row(
     let staging: Vec<wgpu::Buffer> = (0..bands.len().min(2))
         .map(|_| ctx.pool().take_staging(ctx.device(), staging_bytes))
         .collect();
-    let copy = Copy {
+    let copier = BandCopier {
         ctx,
         texture,
         width,
         row_bytes,
         padded,
     };
-    let result = copy.bands(&bands, &staging, &mut row_sink);
+    let result = copier.bands(&bands, &staging, &mut row_sink);
     // A failed band may leave a buffer mapped: only clean ones go back to the pool.
     if result.is_ok() {
         for b in staging {
@@ -129,7 +129,7 @@ fn plan_bands([height, depth]: [u32; 2], padded: u64) -> Vec<Band> {
 }
 
 /// What copying a texture's bands needs.
-struct Copy<'a> {
+struct BandCopier<'a> {
     ctx: &'a GpuContext,
     texture: &'a wgpu::Texture,
     width: u32,
@@ -137,7 +137,7 @@ struct Copy<'a> {
     padded: u64,
 }
 
-impl Copy<'_> {
+impl BandCopier<'_> {
     /// Submits the copy of `band` into `staging`.
     fn submit(&self, band: Band, staging: &wgpu::Buffer) -> wgpu::SubmissionIndex {
         let device = self.ctx.device();
