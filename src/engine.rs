@@ -128,9 +128,18 @@ pub fn run_cpu_stages(
         }
         fields.push(out);
     }
+    // Each requested field is moved out at its last mention in `which` and copied before.
     Ok(which
         .iter()
-        .map(|&i| Field::new(view.size[0], view.size[1], view.size[2], fields[i].clone()))
+        .enumerate()
+        .map(|(k, &i)| {
+            let data = if which[k + 1..].contains(&i) {
+                fields[i].clone()
+            } else {
+                std::mem::take(&mut fields[i])
+            };
+            Field::new(view.size[0], view.size[1], view.size[2], data)
+        })
         .collect())
 }
 

@@ -337,4 +337,16 @@ fn any_materialized_stage_can_be_read_back() {
             stage.node
         );
     }
+    // A stage asked for twice comes back twice, in the order asked.
+    let again = noisegraph::engine::run_cpu_stages(
+        &plan,
+        &view,
+        &RunOptions::default(),
+        &[0, plan.target, 0],
+    )
+    .unwrap();
+    assert_eq!(again.len(), 3);
+    assert_eq!(again[0].data, fields[0].data);
+    assert_eq!(again[1].data, fields[plan.target].data);
+    assert_eq!(again[2].data, fields[0].data);
 }

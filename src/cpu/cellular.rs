@@ -170,8 +170,8 @@ pub fn cellular_2d(
 ) -> f32 {
     let fl = local.map(super::floor);
     let i = [
-        cell[0].wrapping_add(fl[0] as i32),
-        cell[1].wrapping_add(fl[1] as i32),
+        cell[0].wrapping_add(super::to_i32(fl[0])),
+        cell[1].wrapping_add(super::to_i32(fl[1])),
     ];
     let f = [local[0] - fl[0], local[1] - fl[1]];
     let mut best = [FAR, FAR, 0.0];
@@ -222,7 +222,7 @@ pub fn cellular_3d(
     jitter: f32,
 ) -> f32 {
     let fl = local.map(super::floor);
-    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
     let mut best = [FAR, FAR, 0.0];
     for dz in -1..=1 {
@@ -286,12 +286,12 @@ fn cellular_2d_inner_lanes<const METRIC: u32>(
 ) {
     let ly = row.local[1];
     let fly = super::floor(ly);
-    let iy = row.cell[1].wrapping_add(fly as i32);
+    let iy = row.cell[1].wrapping_add(super::to_i32(fly));
     let fy = ly - fly;
     for (k, (o, dec)) in out.iter_mut().zip(deciding.iter_mut()).enumerate() {
         let x = row.point(first + k).local[0];
         let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(flx as i32);
+        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
         let fx = x - flx;
         // The scalar search's visiting order, y outer, x inner, written out: a loop here
         // kept the loop over samples from vectorizing.
@@ -347,12 +347,13 @@ fn cellular_3d_inner_lanes<const METRIC: u32>(
     out: &mut [f32],
     deciding: &mut [f32],
 ) {
-    let [iy, iz] = [1, 2].map(|k| row.cell[k].wrapping_add(super::floor(row.local[k]) as i32));
+    let [iy, iz] =
+        [1, 2].map(|k| row.cell[k].wrapping_add(super::to_i32(super::floor(row.local[k]))));
     let [fy, fz] = [1, 2].map(|k| row.local[k] - super::floor(row.local[k]));
     for (k, (o, dec)) in out.iter_mut().zip(deciding.iter_mut()).enumerate() {
         let x = row.point(first + k).local[0];
         let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(flx as i32);
+        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
         let fx = x - flx;
         let visit = |best: [f32; 3], dx: i32, dy: i32, dz: i32| {
             let c = [

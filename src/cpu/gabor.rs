@@ -134,11 +134,11 @@ pub fn gabor_sum_2d(
     complex: bool,
 ) -> [f32; 2] {
     let fl = local.map(super::floor);
-    let base = [0, 1].map(|a| cell[a].wrapping_add(fl[a] as i32));
+    let base = [0, 1].map(|a| cell[a].wrapping_add(super::to_i32(fl[a])));
     let f = [local[0] - fl[0], local[1] - fl[1]];
     let r = k.k1[0];
-    let lo = f.map(|v| super::floor(v - r) as i32);
-    let hi = f.map(|v| super::floor(v + r) as i32);
+    let lo = f.map(|v| super::to_i32(super::floor(v - r)));
+    let hi = f.map(|v| super::to_i32(super::floor(v + r)));
     let mut sum = [0.0f32; 2];
     for oy in lo[1]..=hi[1] {
         for ox in lo[0]..=hi[0] {
@@ -172,11 +172,11 @@ pub fn gabor_sum_3d(
     complex: bool,
 ) -> [f32; 2] {
     let fl = local.map(super::floor);
-    let base = [0, 1, 2].map(|a| cell[a].wrapping_add(fl[a] as i32));
+    let base = [0, 1, 2].map(|a| cell[a].wrapping_add(super::to_i32(fl[a])));
     let f = [0, 1, 2].map(|a| local[a] - fl[a]);
     let r = k.k1[0];
-    let lo = f.map(|v| super::floor(v - r) as i32);
-    let hi = f.map(|v| super::floor(v + r) as i32);
+    let lo = f.map(|v| super::to_i32(super::floor(v - r)));
+    let hi = f.map(|v| super::to_i32(super::floor(v + r)));
     let mut sum = [0.0f32; 2];
     for oz in lo[2]..=hi[2] {
         for oy in lo[1]..=hi[1] {

@@ -131,8 +131,8 @@ pub fn opensimplex2_2d(
     let t = (si[0] + si[1]) * OS2_UNSKEW_2D;
     let d0 = [si[0] + t, si[1] + t];
     let base = [
-        cell[0].wrapping_add(fl[0] as i32),
-        cell[1].wrapping_add(fl[1] as i32),
+        cell[0].wrapping_add(super::to_i32(fl[0])),
+        cell[1].wrapping_add(super::to_i32(fl[1])),
     ];
     if variant == OS2_FAST {
         let third = if d0[1] > d0[0] { [0, 1] } else { [1, 0] };
@@ -294,7 +294,7 @@ pub fn opensimplex2_4d(
     let s = os2_skew_4d(local, variant);
     let fl = s.map(super::floor);
     let si = [s[0] - fl[0], s[1] - fl[1], s[2] - fl[2], s[3] - fl[3]];
-    let base = [0, 1, 2, 3].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let base = [0, 1, 2, 3].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let mut value = 0.0;
     if variant == OS2_FAST {
         // Five copies of the lattice, 0.2 apart along the diagonal, one point from each. Start

@@ -71,7 +71,7 @@ pub fn perlin_2d(
     gradients: u32,
 ) -> f32 {
     let fl = local.map(super::floor);
-    let i = [0, 1].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let i = [0, 1].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let f = [local[0] - fl[0], local[1] - fl[1]];
     let a = perlin_corner_2d(i, [0, 0], f, period, seed_h, gradients);
     let b = perlin_corner_2d(i, [1, 0], f, period, seed_h, gradients);
@@ -110,7 +110,7 @@ pub fn perlin_2d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut 
 fn perlin_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     let ly = row.local[1];
     let fly = super::floor(ly);
-    let iy = row.cell[1].wrapping_add(fly as i32);
+    let iy = row.cell[1].wrapping_add(super::to_i32(fly));
     let fy = ly - fly;
     let uy = fade(fy, FADE);
     let y0 = row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
@@ -118,7 +118,7 @@ fn perlin_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     for (i, o) in out.iter_mut().enumerate() {
         let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
         let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(flx as i32);
+        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
         let fx = x - flx;
         let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
         let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
@@ -174,7 +174,7 @@ pub fn perlin_3d(
     gradients: u32,
 ) -> f32 {
     let fl = local.map(super::floor);
-    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
     let ux = fade(f[0], fade_kind);
     let uy = fade(f[1], fade_kind);
@@ -218,7 +218,10 @@ pub fn perlin_3d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut 
 fn perlin_3d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     let axis = |k: usize| {
         let fl = super::floor(row.local[k]);
-        (row.cell[k].wrapping_add(fl as i32), row.local[k] - fl)
+        (
+            row.cell[k].wrapping_add(super::to_i32(fl)),
+            row.local[k] - fl,
+        )
     };
     let (iy, fy) = axis(1);
     let (iz, fz) = axis(2);
@@ -234,7 +237,7 @@ fn perlin_3d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     for (i, o) in out.iter_mut().enumerate() {
         let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
         let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(flx as i32);
+        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
         let fx = x - flx;
         let xh = [ix, ix.wrapping_add(1)].map(|c| (c as u32).wrapping_mul(HASH_PRIME_X));
         let ux = fade(fx, FADE);
@@ -331,7 +334,7 @@ pub fn perlin_2d_grad(
     gradients: u32,
 ) -> [f32; 4] {
     let fl = local.map(super::floor);
-    let i = [0, 1].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let i = [0, 1].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let f = [local[0] - fl[0], local[1] - fl[1]];
     let a = perlin_corner_grad_2d(i, [0, 0], f, period, seed_h, gradients);
     let b = perlin_corner_grad_2d(i, [1, 0], f, period, seed_h, gradients);
@@ -370,7 +373,7 @@ pub fn perlin_3d_grad(
     gradients: u32,
 ) -> [f32; 4] {
     let fl = local.map(super::floor);
-    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
     let ux = fade(f[0], fade_kind);
     let uy = fade(f[1], fade_kind);

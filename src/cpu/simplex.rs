@@ -53,8 +53,8 @@ pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed_h: u32) -> f32 {
     let c2 = 1.0 - 2.0 * SIMPLEX_G2;
     let d2 = [d0[0] - c2, d0[1] - c2];
     let i = [
-        cell[0].wrapping_add(fl[0] as i32),
-        cell[1].wrapping_add(fl[1] as i32),
+        cell[0].wrapping_add(super::to_i32(fl[0])),
+        cell[1].wrapping_add(super::to_i32(fl[1])),
     ];
     let n0 = simplex_corner_2d(d0, hash_2d(i, seed_h));
     let n1 = simplex_corner_2d(
@@ -121,7 +121,7 @@ pub fn simplex_3d(cell: [i32; 3], local: [f32; 3], seed_h: u32) -> f32 {
     let d2 = [0, 1, 2].map(|k| d0[k] - o2[k] as f32 + 2.0 * SIMPLEX_G3);
     let c3 = 1.0 - 3.0 * SIMPLEX_G3;
     let d3 = d0.map(|v| v - c3);
-    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let at = |o: [i32; 3]| hash_3d([0, 1, 2].map(|k| i[k].wrapping_add(o[k])), seed_h);
     let n0 = simplex_corner_3d(d0, at([0, 0, 0]));
     let n1 = simplex_corner_3d(d1, at(o1));
@@ -177,7 +177,7 @@ pub fn simplex_4d(cell: [i32; 4], local: [f32; 4], seed_h: u32) -> f32 {
     let d3 = [0, 1, 2, 3].map(|k| d0[k] - o3[k] as f32 + 3.0 * SIMPLEX_G4);
     let c4 = 1.0 - 4.0 * SIMPLEX_G4;
     let d4 = d0.map(|v| v - c4);
-    let i = [0, 1, 2, 3].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let i = [0, 1, 2, 3].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let at = |o: [i32; 4]| hash_4d([0, 1, 2, 3].map(|k| i[k].wrapping_add(o[k])), seed_h);
     let n0 = simplex_corner_4d(d0, at([0, 0, 0, 0]));
     let n1 = simplex_corner_4d(d1, at(o1));
@@ -231,8 +231,8 @@ pub fn simplex_2d_grad(cell: [i32; 2], local: [f32; 2], seed_h: u32) -> [f32; 4]
     let c2 = 1.0 - 2.0 * SIMPLEX_G2;
     let d2 = [d0[0] - c2, d0[1] - c2];
     let i = [
-        cell[0].wrapping_add(fl[0] as i32),
-        cell[1].wrapping_add(fl[1] as i32),
+        cell[0].wrapping_add(super::to_i32(fl[0])),
+        cell[1].wrapping_add(super::to_i32(fl[1])),
     ];
     let n0 = simplex_corner_grad_2d(d0, hash_2d(i, seed_h));
     let n1 = simplex_corner_grad_2d(
@@ -284,7 +284,7 @@ pub fn simplex_3d_grad(cell: [i32; 3], local: [f32; 3], seed_h: u32) -> [f32; 4]
     let d2 = [0, 1, 2].map(|k| d0[k] - o2[k] as f32 + 2.0 * SIMPLEX_G3);
     let c3 = 1.0 - 3.0 * SIMPLEX_G3;
     let d3 = d0.map(|v| v - c3);
-    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let at = |o: [i32; 3]| hash_3d([0, 1, 2].map(|k| i[k].wrapping_add(o[k])), seed_h);
     let n0 = simplex_corner_grad_3d(d0, at([0, 0, 0]));
     let n1 = simplex_corner_grad_3d(d1, at(o1));

@@ -24,8 +24,8 @@ pub fn value_2d(
 ) -> f32 {
     let fl = local.map(super::floor);
     let i = [
-        cell[0].wrapping_add(fl[0] as i32),
-        cell[1].wrapping_add(fl[1] as i32),
+        cell[0].wrapping_add(super::to_i32(fl[0])),
+        cell[1].wrapping_add(super::to_i32(fl[1])),
     ];
     let f = [local[0] - fl[0], local[1] - fl[1]];
     let a = value_corner_2d(i, period, seed_h);
@@ -55,14 +55,14 @@ pub fn value_2d_row(row: &SampleRow, fade_kind: u32, out: &mut [f32]) {
 #[inline(always)]
 fn value_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     let fly = super::floor(row.local[1]);
-    let iy = row.cell[1].wrapping_add(fly as i32);
+    let iy = row.cell[1].wrapping_add(super::to_i32(fly));
     let uy = fade(row.local[1] - fly, FADE);
     let y0 = row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
     let y1 = row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y);
     for (i, o) in out.iter_mut().enumerate() {
         let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
         let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(flx as i32);
+        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
         let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
         let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
         let a = hash_to_signed(hash_finish(y0 ^ x0));
@@ -116,7 +116,7 @@ pub fn value_3d(
     fade_kind: u32,
 ) -> f32 {
     let fl = local.map(super::floor);
-    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
     let ux = fade(f[0], fade_kind);
     let uy = fade(f[1], fade_kind);
@@ -158,8 +158,8 @@ pub fn value_2d_grad(
 ) -> [f32; 4] {
     let fl = local.map(super::floor);
     let i = [
-        cell[0].wrapping_add(fl[0] as i32),
-        cell[1].wrapping_add(fl[1] as i32),
+        cell[0].wrapping_add(super::to_i32(fl[0])),
+        cell[1].wrapping_add(super::to_i32(fl[1])),
     ];
     let f = [local[0] - fl[0], local[1] - fl[1]];
     let corner = |dx: i32, dy: i32| {
@@ -196,7 +196,7 @@ pub fn value_3d_grad(
     fade_kind: u32,
 ) -> [f32; 4] {
     let fl = local.map(super::floor);
-    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(fl[k] as i32));
+    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
     let ux = fade(f[0], fade_kind);
     let uy = fade(f[1], fade_kind);
