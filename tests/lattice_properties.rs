@@ -485,6 +485,9 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
                 json!({"return": "f2", "metric": "euclidean_squared", "jitter": 0.5}),
                 json!({"return": "cell_value", "metric": "chebyshev", "jitter": 0.5}),
                 json!({"return": "f1", "metric": "euclidean", "jitter": 0.5}),
+                // Gabor and phasor: random directions, wider kernels (more cells per sample).
+                json!({"orientation": "isotropic", "impulses": 4, "bandwidth": 0.6}),
+                json!({"profile": "square", "f0": 5.0}),
             ] {
                 let mut node =
                     json!({"id": "n", "type": family.name(), "dims": dims, "frequency": 8.0});
@@ -547,5 +550,5 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
             }
         }
     }
-    assert!(checked >= 19, "row samplers checked: {checked}");
+    assert!(checked >= 42, "row samplers checked: {checked}");
 }

@@ -41,6 +41,89 @@ fn gabor_direction_3d(state: &mut u32, dir: [f32; 4], isotropic: bool) -> [f32; 
     [r * cos_turns(a), r * sin_turns(a), z]
 }
 
+/// One impulse of a cell, as the kernel draws it: position in the cell, weight and kernel
+/// direction (z components 0 in 2D).
+#[derive(Debug, Clone, Copy)]
+struct Impulse {
+    p: [f32; 3],
+    w: f32,
+    u: [f32; 3],
+}
+
+/// Draws the impulses of the cell with hash `h` in the kernel's order (the Poisson count ends
+/// the list), calling `f` with each. They do not depend on the sample, so a row can draw a
+/// cell's impulses once for all of its samples.
+#[inline(always)]
+fn for_each_impulse<const DIMS: usize>(
+    h: u32,
+    k: &GaborKernel,
+    isotropic: bool,
+    mut f: impl FnMut(Impulse),
+) {
+    let mut state = h;
+    let mut product = 1.0f32;
+    for _ in 0..GABOR_MAX_IMPULSES {
+        state = pcg(state);
+        product *= hash_to_unit(state);
+        if product < k.k1[1] {
+            break;
+        }
+        state = pcg(state);
+        let px = hash_to_unit(state);
+        state = pcg(state);
+        let py = hash_to_unit(state);
+        let mut pz = 0.0;
+        if DIMS == 3 {
+            state = pcg(state);
+            pz = hash_to_unit(state);
+        }
+        state = pcg(state);
+        let w = hash_to_signed(state);
+        let u = if DIMS == 3 {
+            gabor_direction_3d(&mut state, k.dir, isotropic)
+        } else {
+            let [ux, uy] = gabor_direction_2d(&mut state, k.dir, isotropic);
+            [ux, uy, 0.0]
+        };
+        f(Impulse {
+            p: [px, py, pz],
+            w,
+            u,
+        });
+    }
+}
+
+/// Adds the contribution of `imp` at `pos` (relative to its cell's corner) to the complex sum.
+#[inline(always)]
+fn add_impulse<const DIMS: usize>(
+    sum: &mut [f32; 2],
+    imp: &Impulse,
+    pos: [f32; 3],
+    k: &GaborKernel,
+    complex: bool,
+) {
+    let (k0, k1) = (k.k0, k.k1);
+    let radius2 = k1[0] * k1[0];
+    let d = [pos[0] - imp.p[0], pos[1] - imp.p[1], pos[2] - imp.p[2]];
+    let u = imp.u;
+    let (r2, along) = if DIMS == 3 {
+        (
+            d[0] * d[0] + d[1] * d[1] + d[2] * d[2],
+            u[0] * d[0] + u[1] * d[1] + u[2] * d[2],
+        )
+    } else {
+        (d[0] * d[0] + d[1] * d[1], u[0] * d[0] + u[1] * d[1])
+    };
+    if r2 < radius2 {
+        let env = imp.w * ((-k0[1] * r2).exp() - k0[2]) * k0[3];
+        let t = k0[0] * along;
+        sum[0] += env * cos_turns(t);
+        if complex {
+            sum[1] += env * sin_turns(t);
+        }
+    }
+}
+
 /// Complex sum (cos part, sin part) of the impulses of one cell at `pos` (relative to its corner).
 pub fn gabor_cell_2d(
     h: u32,
@@ -49,35 +132,11 @@ pub fn gabor_cell_2d(
     isotropic: bool,
     complex: bool,
 ) -> [f32; 2] {
-    let (k0, k1) = (k.k0, k.k1);
-    let mut state = h;
-    let mut product = 1.0f32;
     let mut sum = [0.0f32; 2];
-    let radius2 = k1[0] * k1[0];
-    for _ in 0..GABOR_MAX_IMPULSES {
-        state = pcg(state);
-        product *= hash_to_unit(state);
-        if product < k1[1] {
-            break;
-        }
-        state = pcg(state);
-        let px = hash_to_unit(state);
-        state = pcg(state);
-        let py = hash_to_unit(state);
-        state = pcg(state);
-        let w = hash_to_signed(state);
-        let u = gabor_direction_2d(&mut state, k.dir, isotropic);
-        let d = [pos[0] - px, pos[1] - py];
-        let r2 = d[0] * d[0] + d[1] * d[1];
-        if r2 < radius2 {
-            let env = w * ((-k0[1] * r2).exp() - k0[2]) * k0[3];
-            let t = k0[0] * (u[0] * d[0] + u[1] * d[1]);
-            sum[0] += env * cos_turns(t);
-            if complex {
-                sum[1] += env * sin_turns(t);
-            }
-        }
-    }
+    let pos = [pos[0], pos[1], 0.0];
+    for_each_impulse::<2>(h, k, isotropic, |imp| {
+        add_impulse::<2>(&mut sum, &imp, pos, k, complex)
+    });
     sum
 }
 
@@ -89,37 +148,10 @@ pub fn gabor_cell_3d(
     isotropic: bool,
     complex: bool,
 ) -> [f32; 2] {
-    let (k0, k1) = (k.k0, k.k1);
-    let mut state = h;
-    let mut product = 1.0f32;
     let mut sum = [0.0f32; 2];
-    let radius2 = k1[0] * k1[0];
-    for _ in 0..GABOR_MAX_IMPULSES {
-        state = pcg(state);
-        product *= hash_to_unit(state);
-        if product < k1[1] {
-            break;
-        }
-        state = pcg(state);
-        let px = hash_to_unit(state);
-        state = pcg(state);
-        let py = hash_to_unit(state);
-        state = pcg(state);
-        let pz = hash_to_unit(state);
-        state = pcg(state);
-        let w = hash_to_signed(state);
-        let u = gabor_direction_3d(&mut state, k.dir, isotropic);
-        let d = [pos[0] - px, pos[1] - py, pos[2] - pz];
-        let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-        if r2 < radius2 {
-            let env = w * ((-k0[1] * r2).exp() - k0[2]) * k0[3];
-            let t = k0[0] * (u[0] * d[0] + u[1] * d[1] + u[2] * d[2]);
-            sum[0] += env * cos_turns(t);
-            if complex {
-                sum[1] += env * sin_turns(t);
-            }
-        }
-    }
+    for_each_impulse::<3>(h, k, isotropic, |imp| {
+        add_impulse::<3>(&mut sum, &imp, pos, k, complex)
+    });
     sum
 }
 
@@ -216,4 +248,135 @@ pub fn gabor_3d(
     isotropic: bool,
 ) -> f32 {
     gabor_sum_3d(cell, local, seed_h, period, k, isotropic, false)[0] * k.k1[2]
+}
+
+/// Cells a row may cache impulses for, per sample of the row: rows that would touch more
+/// (frequencies of many cells per pixel, where samples share no cells) go sample by sample.
+const ROW_CELLS_PER_SAMPLE: usize = 16;
+
+/// `gabor_sum_2d` / `gabor_sum_3d` along a row of samples (see `family::SampleRow`), through
+/// `finish`, bit for bit the point sampler's numbers: the same cells in the same order and
+/// the same arithmetic per impulse, but each cell's impulses are drawn once for the whole row
+/// (the PCG chain that draws them was most of a sample's time) and reused by every sample
+/// whose truncation disk touches the cell.
+pub fn gabor_row<const DIMS: usize>(
+    row: &crate::family::SampleRow,
+    k: &GaborKernel,
+    isotropic: bool,
+    complex: bool,
+    out: &mut [f32],
+    finish: impl Fn([f32; 2]) -> f32,
+) {
+    struct Reach<const DIMS: usize> {
+        base: [i32; DIMS],
+        f: [f32; DIMS],
+        lo: [i32; DIMS],
+        hi: [i32; DIMS],
+    }
+    let r = k.k1[0];
+    // Per sample, what `gabor_sum_2d` / `gabor_sum_3d` compute before their loops.
+    let reach: Vec<Reach<DIMS>> = (0..out.len())
+        .map(|i| {
+            let p = row.point(i);
+            let fl: [f32; DIMS] = std::array::from_fn(|a| super::floor(p.local[a]));
+            let f: [f32; DIMS] = std::array::from_fn(|a| p.local[a] - fl[a]);
+            Reach {
+                base: std::array::from_fn(|a| p.cell[a].wrapping_add(super::to_i32(fl[a]))),
+                f,
+                lo: f.map(|v| super::to_i32(super::floor(v - r))),
+                hi: f.map(|v| super::to_i32(super::floor(v + r))),
+            }
+        })
+        .collect();
+    // The box of cells the row touches (in i64: cells wrap around i32 far from the origin).
+    let mut min = [i64::MAX; DIMS];
+    let mut max = [i64::MIN; DIMS];
+    for s in &reach {
+        for a in 0..DIMS {
+            min[a] = min[a].min(s.base[a] as i64 + s.lo[a] as i64);
+            max[a] = max[a].max(s.base[a] as i64 + s.hi[a] as i64);
+        }
+    }
+    let extent: [i64; DIMS] = std::array::from_fn(|a| max[a] - min[a] + 1);
+    let cells = extent.iter().product::<i64>();
+    if out.is_empty() || cells > (ROW_CELLS_PER_SAMPLE * out.len()).max(64) as i64 {
+        let mut period = [0i32; 3];
+        period[..DIMS].copy_from_slice(&row.period[..DIMS]);
+        row.fill_pointwise(out, |p| {
+            let sum = if DIMS == 3 {
+                gabor_sum_3d(
+                    [p.cell[0], p.cell[1], p.cell[2]],
+                    [p.local[0], p.local[1], p.local[2]],
+                    p.seed,
+                    period,
+                    k,
+                    isotropic,
+                    complex,
+                )
+            } else {
+                gabor_sum_2d(
+                    [p.cell[0], p.cell[1]],
+                    [p.local[0], p.local[1]],
+                    p.seed,
+                    [period[0], period[1]],
+                    k,
+                    isotropic,
+                    complex,
+                )
+            };
+            finish(sum)
+        });
+        return;
+    }
+    // Each cell's impulses, drawn when a sample first needs them: `drawn[cell]` is the range of
+    // the cell's impulses in `impulses`.
+    let mut impulses: Vec<Impulse> = Vec::new();
+    let mut drawn: Vec<Option<(u32, u32)>> = vec![None; cells as usize];
+    for (s, o) in reach.iter().zip(out.iter_mut()) {
+        let mut sum = [0.0f32; 2];
+        let mut visit = |off: [i32; DIMS]| {
+            let c: [i32; DIMS] = std::array::from_fn(|a| s.base[a].wrapping_add(off[a]));
+            let mut index = 0i64;
+            for a in (0..DIMS).rev() {
+                // The same cell as `c`, counted from the box's corner without wrapping.
+                let along = s.base[a] as i64 + off[a] as i64 - min[a];
+                index = index * extent[a] + along;
+            }
+            let (start, len) = *drawn[index as usize].get_or_insert_with(|| {
+                let wrapped: [i32; DIMS] = std::array::from_fn(|a| wrap_cell(c[a], row.period[a]));
+                let h = if DIMS == 3 {
+                    hash_3d([wrapped[0], wrapped[1], wrapped[2 % DIMS]], row.seed)
+                } else {
+                    hash_2d([wrapped[0], wrapped[1]], row.seed)
+                };
+                let start = impulses.len() as u32;
+                for_each_impulse::<DIMS>(h, k, isotropic, |imp| impulses.push(imp));
+                (start, impulses.len() as u32 - start)
+            });
+            let mut pos = [0.0f32; 3];
+            for a in 0..DIMS {
+                pos[a] = s.f[a] - off[a] as f32;
+            }
+            let mut cell_sum = [0.0f32; 2];
+            for imp in &impulses[start as usize..(start + len) as usize] {
+                add_impulse::<DIMS>(&mut cell_sum, imp, pos, k, complex);
+            }
+            sum[0] += cell_sum[0];
+            sum[1] += cell_sum[1];
+        };
+        // The loops of `gabor_sum_2d` / `gabor_sum_3d`, in their order.
+        let (z_lo, z_hi) = if DIMS == 3 {
+            (s.lo[2 % DIMS], s.hi[2 % DIMS])
+        } else {
+            (0, 0)
+        };
+        for oz in z_lo..=z_hi {
+            for oy in s.lo[1]..=s.hi[1] {
+                for ox in s.lo[0]..=s.hi[0] {
+                    visit(std::array::from_fn(|a| [ox, oy, oz][a]));
+                }
+            }
+        }
+        *o = finish(sum);
+    }
 }

@@ -15,7 +15,7 @@ pub fn phasor_2d(
     profile: u32,
 ) -> f32 {
     let z = gabor_sum_2d(cell, local, seed_h, period, k, isotropic, true);
-    phase_profile(atan2_turns(z[1], z[0]), profile)
+    phasor_of_sum(z, profile)
 }
 
 /// CPU twin of `phasor_3d` in shaders/phasor.wgsl.
@@ -29,5 +29,11 @@ pub fn phasor_3d(
     profile: u32,
 ) -> f32 {
     let z = gabor_sum_3d(cell, local, seed_h, period, k, isotropic, true);
+    phasor_of_sum(z, profile)
+}
+
+/// The phase of the complex Gabor sum `z` through the periodic `profile`.
+#[inline(always)]
+pub fn phasor_of_sum(z: [f32; 2], profile: u32) -> f32 {
     phase_profile(atan2_turns(z[1], z[0]), profile)
 }

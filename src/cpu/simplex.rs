@@ -154,7 +154,7 @@ fn simplex_corner_4d(d: [f32; 4], h: u32) -> f32 {
 /// CPU twin of `simplex_4d` in shaders/simplex.wgsl.
 pub fn simplex_4d(cell: [i32; 4], local: [f32; 4], seed_h: u32) -> f32 {
     let s = ((local[0] + local[1]) + (local[2] + local[3])) * SIMPLEX_F4;
-    let fl = local.map(|v| (v + s).floor());
+    let fl = local.map(|v| super::floor(v + s));
     let t = ((fl[0] + fl[1]) + (fl[2] + fl[3])) * SIMPLEX_G4;
     let d0 = [0, 1, 2, 3].map(|k| local[k] - (fl[k] - t));
     // Rank each component among the four (ties to the lower axis): the simplex steps along

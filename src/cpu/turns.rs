@@ -29,7 +29,7 @@ pub const PROFILE_SQUARE: u32 = 3;
 /// sin(2 pi t) for any t.
 #[inline(always)]
 pub fn sin_turns(t: f32) -> f32 {
-    let mut r = t - (t + 0.5).floor();
+    let mut r = t - super::floor(t + 0.5);
     if r > 0.25 {
         r = 0.5 - r;
     } else if r < -0.25 {
@@ -80,13 +80,13 @@ pub fn atan2_turns(y: f32, x: f32) -> f32 {
 pub fn phase_profile(t: f32, kind: u32) -> f32 {
     if kind == PROFILE_TRIANGLE {
         let u = t - 0.25;
-        return 1.0 - 4.0 * (u - (u + 0.5).floor()).abs();
+        return 1.0 - 4.0 * (u - super::floor(u + 0.5)).abs();
     }
     if kind == PROFILE_SAWTOOTH {
-        return 2.0 * (t - t.floor()) - 1.0;
+        return 2.0 * (t - super::floor(t)) - 1.0;
     }
     if kind == PROFILE_SQUARE {
-        return if t - t.floor() < 0.5 { 1.0 } else { -1.0 };
+        return if t - super::floor(t) < 0.5 { 1.0 } else { -1.0 };
     }
     sin_turns(t)
 }

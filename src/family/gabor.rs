@@ -1,9 +1,10 @@
 use std::sync::Arc;
 
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, SamplePoint, Sampler,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, RowSampler, SamplePoint,
+    SampleRow, Sampler,
 };
-use crate::cpu::gabor::{gabor_2d, gabor_3d, GaborKernel};
+use crate::cpu::gabor::{gabor_2d, gabor_3d, gabor_row, GaborKernel};
 
 /// Sparse Gabor noise (Lagae et al. 2009); its kernel and impulses are shared with phasor noise.
 pub struct Gabor;
@@ -205,6 +206,24 @@ impl Family for Gabor {
                 gabor_3d(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), &k, iso)
             }),
         }
+    }
+    fn cpu_row_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        uniforms: FamilyUniforms,
+    ) -> Option<RowSampler> {
+        let k = kernel_from_uniforms(&uniforms);
+        let iso = params.choice("orientation") == ORIENTATION_ISOTROPIC;
+        let scale = k.k1[2];
+        Some(match dims {
+            2 => Box::new(move |row: &SampleRow, out: &mut [f32]| {
+                gabor_row::<2>(row, &k, iso, false, out, |sum| sum[0] * scale)
+            }),
+            _ => Box::new(move |row: &SampleRow, out: &mut [f32]| {
+                gabor_row::<3>(row, &k, iso, false, out, |sum| sum[0] * scale)
+            }),
+        })
     }
     fn validate(&self, dims: u32, params: &FamilyParams) -> Vec<(String, String)> {
         validate_work(dims, params)

@@ -5,9 +5,11 @@ use super::gabor::{
     ORIENTATION_ISOTROPIC,
 };
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, SamplePoint, Sampler,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, RowSampler, SamplePoint,
+    SampleRow, Sampler,
 };
-use crate::cpu::phasor::{phasor_2d, phasor_3d};
+use crate::cpu::gabor::gabor_row;
+use crate::cpu::phasor::{phasor_2d, phasor_3d, phasor_of_sum};
 
 /// Phasor noise (Tricard et al. 2019): the phase of the complex Gabor sum through a profile.
 pub struct Phasor;
@@ -104,6 +106,24 @@ impl Family for Phasor {
                 )
             }),
         }
+    }
+    fn cpu_row_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        uniforms: FamilyUniforms,
+    ) -> Option<RowSampler> {
+        let k = kernel_from_uniforms(&uniforms);
+        let iso = params.choice("orientation") == ORIENTATION_ISOTROPIC;
+        let profile = params.choice("profile");
+        Some(match dims {
+            2 => Box::new(move |row: &SampleRow, out: &mut [f32]| {
+                gabor_row::<2>(row, &k, iso, true, out, |z| phasor_of_sum(z, profile))
+            }),
+            _ => Box::new(move |row: &SampleRow, out: &mut [f32]| {
+                gabor_row::<3>(row, &k, iso, true, out, |z| phasor_of_sum(z, profile))
+            }),
+        })
     }
     fn discontinuity_allowance(&self, _dims: u32, _params: &FamilyParams) -> f64 {
         PHASE_DISCONTINUITY_ALLOWANCE
