@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::cpu::stage::DisplaceInput;
 use crate::error::{Error, Result};
-use crate::family::Sampler;
+use crate::family::{RowSampler, Sampler};
 use crate::field::Field;
 use crate::gpu::{gpu_required, GpuContext, RunOptions};
 use crate::graph::{
@@ -69,7 +69,7 @@ pub fn run_cpu_stages(
                 let rows = g
                     .family
                     .cpu_row_sampler(g.dims(), &g.source.params, base.family);
-                let inline: Vec<(StageUniform, Sampler)> = g
+                let inline: Vec<(StageUniform, Sampler, Option<RowSampler>)> = g
                     .displace_inline()
                     .map(|(_, _, chain)| {
                         let u = chain.uniforms(plan.seed, view);
@@ -79,7 +79,12 @@ pub fn run_cpu_stages(
                             u.family,
                             Arc::from(Vec::new()),
                         );
-                        (u, sample)
+                        let rows = chain.family.cpu_row_sampler(
+                            chain.dims(),
+                            &chain.source.params,
+                            u.family,
+                        );
+                        (u, sample, rows)
                     })
                     .collect();
                 let mut inline_iter = inline.iter();
@@ -89,8 +94,13 @@ pub fn run_cpu_stages(
                     .map(|d| match d {
                         Displacement::Field(i) => DisplaceInput::Field(fields[*i].as_slice()),
                         Displacement::Inline { .. } => {
-                            let (uniform, sample) = inline_iter.next().expect("one per chain");
-                            DisplaceInput::Inline { uniform, sample }
+                            let (uniform, sample, rows) =
+                                inline_iter.next().expect("one per chain");
+                            DisplaceInput::Inline {
+                                uniform,
+                                sample,
+                                rows: rows.as_ref(),
+                            }
                         }
                     })
                     .collect();

@@ -308,3 +308,33 @@ fn compiled_graphs_update_inline_chains_per_frame() {
         "the parameters moved the output"
     );
 }
+
+/// A tile of a fused warp gets exactly the pixels of the whole view on the CPU path, whose
+/// fused displacement chains run a row at a time from the tile's pixel offset.
+#[test]
+fn a_tile_of_a_fused_warp_equals_the_same_pixels_of_the_whole_view_on_the_cpu() {
+    for (label, g, view) in cases() {
+        let plan = Plan::new(&g, None).unwrap();
+        assert!(inline_count(&plan) > 0, "{label}: fused");
+        let whole = run_cpu(&plan, &view, &RunOptions::default()).unwrap();
+        let [w, h, d] = view.size;
+        let offset = [w / 3, h / 4, d / 2];
+        let tile = view.tile(offset, [w / 2, h / 2, d.div_ceil(2)]);
+        let part = run_cpu(&plan, &tile, &RunOptions::default()).unwrap();
+        let [tw, th, td] = tile.size;
+        for z in 0..td {
+            for y in 0..th {
+                for x in 0..tw {
+                    let t = part.data[((z * th + y) * tw + x) as usize];
+                    let (fx, fy, fz) = (x + offset[0], y + offset[1], z + offset[2]);
+                    let f = whole.data[((fz * h + fy) * w + fx) as usize];
+                    assert_eq!(
+                        t.to_bits(),
+                        f.to_bits(),
+                        "{label}: tile pixel ({x}, {y}, {z})"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -58,6 +58,8 @@ pub enum DisplaceInput<'a> {
         uniform: &'a StageUniform,
         /// The family sampler the inlined stage evaluates.
         sample: &'a Sampler,
+        /// Its row sampler, when the family has one: then a row of displacement at a time.
+        rows: Option<&'a RowSampler>,
     },
 }
 
@@ -114,54 +116,54 @@ pub fn run_generate(
     out: &mut [f32],
 ) {
     let [width, height, _depth, count] = u.size;
-    let [kind, first, finalize, _] = u.mode;
+    let [_, first, finalize, _] = u.mode;
     let width = width as usize;
     let norm = u.scalars[0];
+    let [ox, oy, oz, _] = u.pixel_offset;
+    // Pixel indices offset in integers, then converted: a tile's pixel gets exactly the f32
+    // coordinate the same pixel has in the whole view.
+    let pix_yz = |row: usize| {
+        let y = ((row % height as usize) as u32 + oy) as f32;
+        let z = ((row / height as usize) as u32 + oz) as f32;
+        [y, z]
+    };
     if let (Some(rows), true) = (rows, displace.is_empty()) {
         out.par_chunks_mut(width)
             .enumerate()
             .for_each_init(Vec::new, |noise, (row, line)| {
-                let [ox, oy, oz, _] = u.pixel_offset;
-                let pix_y = ((row % height as usize) as u32 + oy) as f32;
-                let pix_z = ((row / height as usize) as u32 + oz) as f32;
                 match acc {
                     Some(a) => line.copy_from_slice(&a[row * width..(row + 1) * width]),
                     None => line.fill(0.0),
                 }
-                noise.resize(width, 0.0);
-                for k in first..first + count {
-                    let o = &u.octaves[k as usize];
-                    // The stage's o.local + pix * o.step, per axis, for this row.
-                    let sample_row = SampleRow {
-                        cell: o.cell,
-                        local: [
-                            o.local[0],
-                            o.local[1] + pix_y * o.step[1],
-                            o.local[2] + pix_z * o.step[2],
-                            o.local[3] + 0.0 * o.step[3],
-                        ],
-                        step_x: o.step[0],
-                        first_x: ox,
-                        seed: o.seed,
-                        period: o.period,
-                    };
-                    rows(&sample_row, noise);
-                    add_octave(line, noise, o.amp, kind);
-                }
+                let octaves = first..first + count;
+                add_octave_rows(u, rows, ox, pix_yz(row), octaves, line, noise);
                 if finalize != 0 {
                     line.iter_mut().for_each(|v| *v *= norm);
                 }
             });
         return;
     }
-    out.par_chunks_mut(width)
-        .enumerate()
-        .for_each(|(row, line)| {
-            // Pixel indices offset in integers, then converted: a tile's pixel gets exactly
-            // the f32 coordinate the same pixel has in the whole view.
-            let [ox, oy, oz, _] = u.pixel_offset;
-            let y = ((row % height as usize) as u32 + oy) as f32;
-            let z = ((row / height as usize) as u32 + oz) as f32;
+    out.par_chunks_mut(width).enumerate().for_each_init(
+        || (Vec::new(), Vec::new()),
+        |(noise, inline_rows): &mut (Vec<f32>, Vec<Vec<f32>>), (row, line)| {
+            let [y, z] = pix_yz(row);
+            // Fused displacement chains with a row sampler: their whole row at once, the
+            // numbers `inline_value` gives pixel by pixel.
+            inline_rows.resize(displace.len(), Vec::new());
+            for (input, values) in displace.iter().zip(inline_rows.iter_mut()) {
+                if let DisplaceInput::Inline {
+                    uniform,
+                    rows: Some(rows),
+                    ..
+                } = input
+                {
+                    values.clear();
+                    values.resize(line.len(), 0.0);
+                    let octaves = 0..uniform.size[3];
+                    add_octave_rows(uniform, rows, ox, [y, z], octaves, values, noise);
+                    values.iter_mut().for_each(|v| *v *= uniform.scalars[0]);
+                }
+            }
             for (x, value) in line.iter_mut().enumerate() {
                 let index = row * width + x;
                 let pix = [(x as u32 + ox) as f32, y, z, 0.0];
@@ -169,9 +171,12 @@ pub fn run_generate(
                 for (axis, input) in displace.iter().enumerate() {
                     d[axis] = match input {
                         DisplaceInput::Field(field) => field[index],
-                        DisplaceInput::Inline { uniform, sample } => {
-                            inline_value(uniform, sample, pix)
-                        }
+                        DisplaceInput::Inline { rows: Some(_), .. } => inline_rows[axis][x],
+                        DisplaceInput::Inline {
+                            uniform,
+                            sample,
+                            rows: None,
+                        } => inline_value(uniform, sample, pix),
                     };
                 }
                 let acc = acc.map_or(0.0, |a| a[index]);
@@ -182,7 +187,43 @@ pub fn run_generate(
                 }
                 *value = sum;
             }
-        });
+        },
+    );
+}
+
+/// Adds `octaves` of the unwarped stage `u` along one row (pixel y and z `pix_yz`, first pixel
+/// x `first_x`) to `line`, through the family's row sampler: `line[i] += amp *
+/// fractal_remap(n)` per octave, as `octave_sum` adds them per pixel. `noise` is scratch.
+fn add_octave_rows(
+    u: &StageUniform,
+    rows: &RowSampler,
+    first_x: u32,
+    pix_yz: [f32; 2],
+    octaves: std::ops::Range<u32>,
+    line: &mut [f32],
+    noise: &mut Vec<f32>,
+) {
+    let [pix_y, pix_z] = pix_yz;
+    noise.resize(line.len(), 0.0);
+    for k in octaves {
+        let o = &u.octaves[k as usize];
+        // The stage's o.local + pix * o.step, per axis, for this row.
+        let sample_row = SampleRow {
+            cell: o.cell,
+            local: [
+                o.local[0],
+                o.local[1] + pix_y * o.step[1],
+                o.local[2] + pix_z * o.step[2],
+                o.local[3] + 0.0 * o.step[3],
+            ],
+            step_x: o.step[0],
+            first_x,
+            seed: o.seed,
+            period: o.period,
+        };
+        rows(&sample_row, noise);
+        add_octave(line, noise, o.amp, u.mode[0]);
+    }
 }
 
 /// Runs a point-wise stage: `inputs` are the materialized fields it reads (0 to 3).
