@@ -15,7 +15,9 @@ use crate::graph::{
 /// Which path runs a bake.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
-    /// The GPU when an adapter exists (a CPU adapter such as lavapipe counts), else the CPU.
+    /// The GPU when there is a real one; the CPU reference path when the only adapter is a
+    /// CPU adapter (such as Mesa's lavapipe), which runs the same work on the same cores more
+    /// slowly than the CPU path (BENCHMARKS.md), or when there is none.
     Auto,
     /// The GPU; fails when no adapter exists.
     Gpu,
@@ -167,15 +169,32 @@ pub enum Executor {
 }
 
 impl Executor {
-    /// Picks the path for `backend`. With `Auto`, a missing adapter falls back to the CPU
-    /// unless `NOISEGRAPH_REQUIRE_GPU=1`.
+    /// Picks the path for `backend` (see [`Backend::Auto`]). With `Auto`, a missing adapter
+    /// falls back to the CPU unless `NOISEGRAPH_REQUIRE_GPU=1`.
     pub fn new(backend: Backend) -> Result<Executor> {
+        Ok(Self::choose(backend)?.0)
+    }
+
+    /// [`Executor::new`], with the reason when `Auto` chose the CPU path (for the user).
+    pub fn choose(backend: Backend) -> Result<(Executor, Option<String>)> {
         match backend {
-            Backend::Cpu => Ok(Executor::Cpu),
-            Backend::Gpu => Ok(Executor::Gpu(Arc::new(GpuContext::new()?))),
-            Backend::Auto => match GpuContext::new() {
-                Ok(ctx) => Ok(Executor::Gpu(Arc::new(ctx))),
-                Err(Error::NoAdapter) if !gpu_required() => Ok(Executor::Cpu),
+            Backend::Cpu => Ok((Executor::Cpu, None)),
+            Backend::Gpu => Ok((Executor::Gpu(Arc::new(GpuContext::new()?)), None)),
+            Backend::Auto => match crate::gpu::default_adapter_info() {
+                Ok(info) if info.device_type == wgpu::DeviceType::Cpu => Ok((
+                    Executor::Cpu,
+                    Some(format!(
+                        "the only GPU adapter ({}) is a CPU adapter, slower on these cores \
+                         than the CPU reference path; using the CPU path (--backend gpu uses \
+                         the adapter)",
+                        info.name
+                    )),
+                )),
+                Ok(_) => Ok((Executor::Gpu(Arc::new(GpuContext::new()?)), None)),
+                Err(Error::NoAdapter) if !gpu_required() => Ok((
+                    Executor::Cpu,
+                    Some("no GPU adapter found; using the CPU reference path".to_string()),
+                )),
                 Err(e) => Err(e),
             },
         }

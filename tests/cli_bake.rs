@@ -185,3 +185,59 @@ fn bad_input_exits_2_names_the_problem_and_writes_nothing() {
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
 }
+
+/// `--backend auto` runs a real GPU when there is one, and the CPU reference path when the
+/// only adapter is a CPU adapter (lavapipe: slower on the same cores) or there is none, and
+/// says which and why; `--backend gpu` always runs on the adapter.
+#[test]
+fn auto_backend_skips_cpu_adapters_and_says_why() {
+    use noisegraph::{Backend, Executor};
+    let adapter = noisegraph::gpu::default_adapter_info();
+    let (executor, note) = Executor::choose(Backend::Auto).unwrap();
+    let dir = scratch("auto");
+    let graph = write(
+        &dir,
+        "g.json",
+        r#"{"seed": 3, "output": "n", "nodes": [{"id": "n", "type": "perlin", "frequency": 4}]}"#,
+    );
+    let bake = |backend: &str| {
+        let run = tool()
+            .args(["bake", graph.to_str().unwrap(), "-o"])
+            .arg(dir.join(format!("{backend}.npy")))
+            .args(["--size", "33x17", "--backend", backend])
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{backend}: {run:?}");
+        String::from_utf8_lossy(&run.stderr).into_owned()
+    };
+    let stderr = bake("auto");
+    match &adapter {
+        Ok(info) if info.device_type == wgpu::DeviceType::Cpu => {
+            assert!(matches!(executor, Executor::Cpu), "{}", info.name);
+            let note = note.expect("a reason");
+            assert!(
+                note.contains(&info.name) && note.contains("CPU adapter"),
+                "{note}"
+            );
+            assert!(stderr.contains(&note), "{stderr}");
+            assert!(
+                stderr.contains("CPU reference path (") && !stderr.contains("GPU: "),
+                "{stderr}"
+            );
+        }
+        Ok(info) => {
+            assert!(matches!(executor, Executor::Gpu(_)), "{}", info.name);
+            assert!(note.is_none());
+            assert!(stderr.contains("GPU: "), "{stderr}");
+        }
+        Err(_) => {
+            assert!(!noisegraph::gpu::gpu_required(), "no adapter");
+            assert!(matches!(executor, Executor::Cpu));
+            assert!(note.expect("a reason").contains("no GPU adapter"));
+        }
+    }
+    if let Ok(info) = &adapter {
+        let stderr = bake("gpu");
+        assert!(stderr.contains(&format!("GPU: {}", info.name)), "{stderr}");
+    }
+}

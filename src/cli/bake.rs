@@ -331,9 +331,9 @@ impl Runner {
 
     fn executor(&mut self) -> Result<&Executor, Failure> {
         if self.executor.is_none() {
-            let executor = Executor::new(self.backend)?;
-            if matches!(executor, Executor::Cpu) && self.backend == Backend::Auto {
-                eprintln!("noisegraph: no GPU adapter found; using the CPU reference path");
+            let (executor, note) = Executor::choose(self.backend)?;
+            if let Some(note) = note {
+                eprintln!("noisegraph: {note}");
             }
             self.executor = Some(executor);
         }

@@ -152,7 +152,10 @@ pub fn run(args: GalleryArgs) -> Result<(), Failure> {
         ));
     }
     let backend: Backend = args.backend.parse().map_err(Failure::bad_input)?;
-    let executor = Executor::new(backend)?;
+    let (executor, note) = Executor::choose(backend)?;
+    if let Some(note) = note {
+        eprintln!("noisegraph: {note}");
+    }
     let panels = panels();
     let label_h = 14u32;
     let pad = 4u32;

@@ -23,6 +23,12 @@ pub fn run() -> Result<(), Failure> {
             println!("  backend: {:?}", info.backend);
             println!("  device type: {:?}", info.device_type);
             println!("  driver: {} {}", info.driver, info.driver_info);
+            if info.device_type == wgpu::DeviceType::Cpu {
+                println!(
+                    "  (a CPU adapter: `bake --backend auto` runs the CPU reference path, which is \
+                     faster on the same cores; `--backend gpu` runs on this adapter)"
+                );
+            }
             println!("  max_texture_dimension_2d: {}", l.max_texture_dimension_2d);
             println!("  max_texture_dimension_3d: {}", l.max_texture_dimension_3d);
             println!("  max_buffer_size: {}", l.max_buffer_size);

@@ -48,17 +48,7 @@ impl GpuContext {
 
     /// [`GpuContext::new`] without blocking.
     pub async fn new_async() -> Result<Self> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = instance
-            .request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                force_fallback_adapter: false,
-                compatible_surface: None,
-                apply_limit_buckets: false,
-            })
-            .await
-            .map_err(|_| Error::NoAdapter)?;
+        let adapter = default_adapter().await?;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("noisegraph"),
@@ -192,6 +182,27 @@ impl GpuContext {
     pub(crate) fn pool(&self) -> &pool::ResourcePool {
         &self.pool
     }
+}
+
+/// The adapter [`GpuContext::new`] opens: a real GPU when there is one, else a CPU adapter.
+async fn default_adapter() -> Result<wgpu::Adapter> {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: None,
+            apply_limit_buckets: false,
+        })
+        .await
+        .map_err(|_| Error::NoAdapter)
+}
+
+/// What [`GpuContext::new`] would open, without opening a device: `Error::NoAdapter` when
+/// wgpu finds no adapter.
+pub fn default_adapter_info() -> Result<wgpu::AdapterInfo> {
+    Ok(pollster::block_on(default_adapter())?.get_info())
 }
 
 /// Whether the environment demands a GPU adapter (`NOISEGRAPH_REQUIRE_GPU=1`, set by CI).
