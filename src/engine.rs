@@ -71,6 +71,9 @@ pub fn run_cpu_stages(
                 let rows = g
                     .family
                     .cpu_row_sampler(g.dims(), &g.source.params, base.family);
+                let points = g
+                    .family
+                    .cpu_points_sampler(g.dims(), &g.source.params, base.family);
                 let inline: Vec<(StageUniform, Sampler, Option<RowSampler>)> = g
                     .displace_inline()
                     .map(|(_, _, chain)| {
@@ -118,6 +121,7 @@ pub fn run_cpu_stages(
                         &u,
                         &sampler,
                         rows.as_ref(),
+                        points.as_ref(),
                         &displace,
                         partial.as_deref(),
                         &mut out,

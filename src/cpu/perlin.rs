@@ -5,7 +5,7 @@ use super::hash::{
     hash_2d, hash_3d, hash_finish, hash_to_signed, hash_to_unit, pcg, wrap_cell, HASH_PRIME_X,
     HASH_PRIME_Y, HASH_PRIME_Z,
 };
-use crate::family::{xy, xyz, SampleRow};
+use crate::family::{xy, xyz, SamplePoints, SampleRow};
 
 /// Gradient set: Perlin's improved fixed gradients.
 pub const GRADIENTS_IMPROVED: u32 = 0;
@@ -62,6 +62,7 @@ fn perlin_corner_2d(
 }
 
 /// CPU twin of `perlin_2d` in shaders/perlin.wgsl.
+#[inline(always)]
 pub fn perlin_2d(
     cell: [i32; 2],
     local: [f32; 2],
@@ -165,6 +166,7 @@ fn perlin_corner_3d(
 }
 
 /// CPU twin of `perlin_3d` in shaders/perlin.wgsl.
+#[inline(always)]
 pub fn perlin_3d(
     cell: [i32; 3],
     local: [f32; 3],
@@ -395,4 +397,69 @@ pub fn perlin_3d_grad(
         dy,
     );
     lerp_grad(z0, z1, uz, dz)
+}
+
+/// `perlin_2d` and `perlin_3d` at the points of a warped stage's row (see
+/// `family::SamplePoints`), bit for bit the same numbers: with the improved gradients and no
+/// period, in a loop the compiler vectorizes (the fade curve a constant); otherwise point by
+/// point.
+pub fn perlin_points(
+    dims: u32,
+    pts: &SamplePoints,
+    fade_kind: u32,
+    gradients: u32,
+    out: &mut [f32],
+) {
+    use super::fade::{FADE_CUBIC, FADE_LINEAR, FADE_QUINTIC};
+    #[inline(always)]
+    fn sample(
+        dims: u32,
+        p: &crate::family::SamplePoint,
+        period: [i32; 4],
+        fade_kind: u32,
+        gradients: u32,
+    ) -> f32 {
+        if dims == 2 {
+            perlin_2d(
+                xy(p.cell),
+                xy(p.local),
+                p.seed,
+                xy(period),
+                fade_kind,
+                gradients,
+            )
+        } else {
+            perlin_3d(
+                xyz(p.cell),
+                xyz(p.local),
+                p.seed,
+                xyz(period),
+                fade_kind,
+                gradients,
+            )
+        }
+    }
+    if gradients != GRADIENTS_IMPROVED || pts.period[..dims as usize].iter().any(|&p| p != 0) {
+        pts.fill_pointwise(out, |p| sample(dims, p, p.period, fade_kind, gradients));
+        return;
+    }
+    // No period on the axes the family reads: the constant 0 lets the lattice wrap fold away.
+    let none = [0; 4];
+    match fade_kind {
+        FADE_QUINTIC => pts.fill_vectorized(
+            out,
+            #[inline(always)]
+            |p| sample(dims, p, none, FADE_QUINTIC, GRADIENTS_IMPROVED),
+        ),
+        FADE_CUBIC => pts.fill_vectorized(
+            out,
+            #[inline(always)]
+            |p| sample(dims, p, none, FADE_CUBIC, GRADIENTS_IMPROVED),
+        ),
+        _ => pts.fill_vectorized(
+            out,
+            #[inline(always)]
+            |p| sample(dims, p, none, FADE_LINEAR, GRADIENTS_IMPROVED),
+        ),
+    }
 }

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::combine::combine_op;
-use crate::family::{RowSampler, SamplePoint, SampleRow, Sampler};
+use crate::family::{PointsSampler, RowSampler, SamplePoint, SamplePoints, SampleRow, Sampler};
 use crate::graph::{CombineUniform, StageUniform};
 
 /// Fractal kind: fBm (octaves summed unchanged).
@@ -111,6 +111,7 @@ pub fn run_generate(
     u: &StageUniform,
     sample: &Sampler,
     rows: Option<&RowSampler>,
+    points: Option<&PointsSampler>,
     displace: &[DisplaceInput],
     acc: Option<&[f32]>,
     out: &mut [f32],
@@ -143,49 +144,113 @@ pub fn run_generate(
             });
         return;
     }
+    /// A thread's scratch rows: family samples, displacement per warped axis, positions.
+    #[derive(Default)]
+    struct Scratch {
+        noise: Vec<f32>,
+        displacement: Vec<Vec<f32>>,
+        local: [Vec<f32>; 4],
+        pix_x: Vec<f32>,
+    }
     out.par_chunks_mut(width).enumerate().for_each_init(
-        || (Vec::new(), Vec::new()),
-        |(noise, inline_rows): &mut (Vec<f32>, Vec<Vec<f32>>), (row, line)| {
+        Scratch::default,
+        |scratch, (row, line)| {
+            let Scratch {
+                noise,
+                displacement,
+                local,
+                pix_x,
+            } = scratch;
             let [y, z] = pix_yz(row);
-            // Fused displacement chains with a row sampler: their whole row at once, the
-            // numbers `inline_value` gives pixel by pixel.
-            inline_rows.resize(displace.len(), Vec::new());
-            for (input, values) in displace.iter().zip(inline_rows.iter_mut()) {
-                if let DisplaceInput::Inline {
-                    uniform,
-                    rows: Some(rows),
-                    ..
-                } = input
-                {
-                    values.clear();
-                    values.resize(line.len(), 0.0);
-                    let octaves = 0..uniform.size[3];
-                    add_octave_rows(uniform, rows, ox, [y, z], octaves, values, noise);
-                    values.iter_mut().for_each(|v| *v *= uniform.scalars[0]);
+            let pix = |x: usize| [(x as u32 + ox) as f32, y, z, 0.0];
+            // The row's displacement on each warped axis: from its field, or its fused chain
+            // (a whole row at once through the chain's row sampler, else pixel by pixel).
+            displacement.resize(displace.len(), Vec::new());
+            for (input, values) in displace.iter().zip(displacement.iter_mut()) {
+                values.clear();
+                match input {
+                    DisplaceInput::Field(field) => {
+                        values.extend_from_slice(&field[row * width..(row + 1) * width])
+                    }
+                    DisplaceInput::Inline {
+                        uniform,
+                        rows: Some(rows),
+                        ..
+                    } => {
+                        values.resize(line.len(), 0.0);
+                        let octaves = 0..uniform.size[3];
+                        add_octave_rows(uniform, rows, ox, [y, z], octaves, values, noise);
+                        values.iter_mut().for_each(|v| *v *= uniform.scalars[0]);
+                    }
+                    DisplaceInput::Inline {
+                        uniform,
+                        sample,
+                        rows: None,
+                    } => values
+                        .extend((0..line.len()).map(|x| inline_value(uniform, sample, pix(x)))),
                 }
             }
-            for (x, value) in line.iter_mut().enumerate() {
-                let index = row * width + x;
-                let pix = [(x as u32 + ox) as f32, y, z, 0.0];
-                let mut d = [0.0f32; 4];
-                for (axis, input) in displace.iter().enumerate() {
-                    d[axis] = match input {
-                        DisplaceInput::Field(field) => field[index],
-                        DisplaceInput::Inline { rows: Some(_), .. } => inline_rows[axis][x],
-                        DisplaceInput::Inline {
-                            uniform,
-                            sample,
-                            rows: None,
-                        } => inline_value(uniform, sample, pix),
-                    };
+            let Some(points) = points else {
+                for (x, value) in line.iter_mut().enumerate() {
+                    let mut d = [0.0f32; 4];
+                    for (axis, values) in displacement.iter().enumerate() {
+                        d[axis] = values[x];
+                    }
+                    let acc = acc.map_or(0.0, |a| a[row * width + x]);
+                    let d = (!displace.is_empty()).then_some(d);
+                    let mut sum = octave_sum(u, sample, pix(x), d, first, count, acc);
+                    if finalize != 0 {
+                        sum *= norm;
+                    }
+                    *value = sum;
                 }
-                let acc = acc.map_or(0.0, |a| a[index]);
-                let d = (!displace.is_empty()).then_some(d);
-                let mut sum = octave_sum(u, sample, pix, d, first, count, acc);
-                if finalize != 0 {
-                    sum *= norm;
+                return;
+            };
+            // The family samples the whole row per octave: `octave_sum`'s positions and sums,
+            // axis by axis.
+            match acc {
+                Some(a) => line.copy_from_slice(&a[row * width..(row + 1) * width]),
+                None => line.fill(0.0),
+            }
+            noise.resize(line.len(), 0.0);
+            pix_x.clear();
+            pix_x.extend((0..line.len()).map(|x| pix(x)[0]));
+            for k in first..first + count {
+                let o = &u.octaves[k as usize];
+                for (a, positions) in local.iter_mut().enumerate() {
+                    // `o.local + pix * o.step + d * o.warp` on axis `a`, as `octave_sum` adds it
+                    // (no warp term in an unwarped stage; a 0 displacement on unwarped axes).
+                    positions.clear();
+                    let warp = (!displace.is_empty()).then(|| displacement.get(a));
+                    if a == 0 {
+                        let along = pix_x.iter().map(|&px| o.local[0] + px * o.step[0]);
+                        match warp {
+                            None => positions.extend(along),
+                            Some(None) => positions.extend(along.map(|v| v + 0.0 * o.warp[0])),
+                            Some(Some(d)) => {
+                                positions.extend(along.zip(d).map(|(v, &d)| v + d * o.warp[0]))
+                            }
+                        }
+                    } else {
+                        let v = o.local[a] + [0.0, y, z, 0.0][a] * o.step[a];
+                        match warp {
+                            None => positions.resize(line.len(), v),
+                            Some(None) => positions.resize(line.len(), v + 0.0 * o.warp[a]),
+                            Some(Some(d)) => positions.extend(d.iter().map(|&d| v + d * o.warp[a])),
+                        }
+                    }
                 }
-                *value = sum;
+                let points_row = SamplePoints {
+                    cell: o.cell,
+                    local: [&local[0], &local[1], &local[2], &local[3]],
+                    seed: o.seed,
+                    period: o.period,
+                };
+                points(&points_row, noise);
+                add_octave(line, noise, o.amp, u.mode[0]);
+            }
+            if finalize != 0 {
+                line.iter_mut().for_each(|v| *v *= norm);
             }
         },
     );

@@ -4,7 +4,7 @@ use super::fade::{fade, fade_slope, lerp, lerp_grad};
 use super::hash::{
     hash_2d, hash_3d, hash_finish, hash_to_signed, wrap_cell, HASH_PRIME_X, HASH_PRIME_Y,
 };
-use crate::family::{xy, xyz, SampleRow};
+use crate::family::{xy, xyz, SamplePoints, SampleRow};
 
 #[inline(always)]
 fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {
@@ -15,6 +15,7 @@ fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {
 }
 
 /// CPU twin of `value_2d` in shaders/value.wgsl.
+#[inline(always)]
 pub fn value_2d(
     cell: [i32; 2],
     local: [f32; 2],
@@ -220,4 +221,42 @@ pub fn value_3d_grad(
         dy,
     );
     lerp_grad(z0, z1, uz, dz)
+}
+
+/// `value_2d` and `value_3d` at the points of a warped stage's row (see
+/// `family::SamplePoints`), bit for bit the same numbers: without a period, in a loop the
+/// compiler vectorizes (the fade curve a constant); otherwise point by point.
+pub fn value_points(dims: u32, pts: &SamplePoints, fade_kind: u32, out: &mut [f32]) {
+    use super::fade::{FADE_CUBIC, FADE_LINEAR, FADE_QUINTIC};
+    #[inline(always)]
+    fn sample(dims: u32, p: &crate::family::SamplePoint, period: [i32; 4], fade_kind: u32) -> f32 {
+        if dims == 2 {
+            value_2d(xy(p.cell), xy(p.local), p.seed, xy(period), fade_kind)
+        } else {
+            value_3d(xyz(p.cell), xyz(p.local), p.seed, xyz(period), fade_kind)
+        }
+    }
+    if pts.period[..dims as usize].iter().any(|&p| p != 0) {
+        pts.fill_pointwise(out, |p| sample(dims, p, p.period, fade_kind));
+        return;
+    }
+    // No period on the axes the family reads: the constant 0 lets the lattice wrap fold away.
+    let none = [0; 4];
+    match fade_kind {
+        FADE_QUINTIC => pts.fill_vectorized(
+            out,
+            #[inline(always)]
+            |p| sample(dims, p, none, FADE_QUINTIC),
+        ),
+        FADE_CUBIC => pts.fill_vectorized(
+            out,
+            #[inline(always)]
+            |p| sample(dims, p, none, FADE_CUBIC),
+        ),
+        _ => pts.fill_vectorized(
+            out,
+            #[inline(always)]
+            |p| sample(dims, p, none, FADE_LINEAR),
+        ),
+    }
 }

@@ -187,6 +187,68 @@ impl SampleRow {
 /// samples, each bit for bit the number the plain [`Sampler`] gives for [`SampleRow::point`].
 pub type RowSampler = Box<dyn Fn(&SampleRow, &mut [f32]) + Send + Sync>;
 
+/// Samples at positions given axis by axis (a warped stage's row, whose displaced positions
+/// are no longer evenly spaced): sample `i` is the [`SamplePoint`] with `local = [local[0][i],
+/// local[1][i], local[2][i], local[3][i]]`. Every slice is at least as long as the output.
+#[derive(Debug, Clone, Copy)]
+pub struct SamplePoints<'a> {
+    /// Integer lattice offset, as in [`SamplePoint::cell`].
+    pub cell: [i32; 4],
+    /// The positions relative to `cell`, one slice per axis.
+    pub local: [&'a [f32]; 4],
+    /// The octave's seed hash, as in [`SamplePoint::seed`].
+    pub seed: u32,
+    /// Period in lattice cells per axis; 0 on axes that do not tile.
+    pub period: [i32; 4],
+}
+
+impl SamplePoints<'_> {
+    /// Sample `i` as a single point.
+    #[inline(always)]
+    pub fn point(&self, i: usize) -> SamplePoint {
+        SamplePoint {
+            cell: self.cell,
+            local: self.local.map(|axis| axis[i]),
+            seed: self.seed,
+            period: self.period,
+        }
+    }
+    /// Fills `out` with `sample` of each [`point`](Self::point), in a loop compiled for AVX2
+    /// when the CPU has it: for kernels without branches, whose loop then vectorizes.
+    /// `sample` must be an `#[inline(always)]` closure (see [`crate::cpu::vectorized`]).
+    #[inline(always)]
+    pub fn fill_vectorized(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
+        let n = out.len();
+        let local = self.local.map(|axis| &axis[..n]);
+        crate::cpu::vectorized(
+            #[inline(always)]
+            || {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = sample(&SamplePoint {
+                        cell: self.cell,
+                        local: [local[0][i], local[1][i], local[2][i], local[3][i]],
+                        seed: self.seed,
+                        period: self.period,
+                    });
+                }
+            },
+        )
+    }
+    /// Fills `out` with `sample` of each point, one by one (the cases a family does not
+    /// vectorize).
+    #[inline(always)]
+    pub fn fill_pointwise(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = sample(&self.point(i));
+        }
+    }
+}
+
+/// The CPU twin of a family evaluated at many positions (see [`SamplePoints`]): writes
+/// `out.len()` samples, each bit for bit the number the plain [`Sampler`] gives for
+/// [`SamplePoints::point`].
+pub type PointsSampler = Box<dyn Fn(&SamplePoints, &mut [f32]) + Send + Sync>;
+
 /// The CPU twin of a family's gradient variant (see [`Family::wgsl_grad_call`]):
 /// `[value, d/dx, d/dy, d/dz]` with respect to `local`, the value being the number the
 /// plain [`Sampler`] returns.
@@ -241,6 +303,16 @@ pub trait Family: Send + Sync {
         _params: &FamilyParams,
         _uniforms: FamilyUniforms,
     ) -> Option<RowSampler> {
+        None
+    }
+    /// A faster CPU twin for the samples of a warped stage's row (see [`PointsSampler`]), for
+    /// families that have one; `None` (the default) samples point by point.
+    fn cpu_points_sampler(
+        &self,
+        _dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<PointsSampler> {
         None
     }
     /// The WGSL expression of the family's analytic gradient, when it has one for `dims`: a

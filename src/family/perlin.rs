@@ -4,9 +4,10 @@ use super::{
     xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, Sampler,
     FADE_PARAM,
 };
-use super::{RowSampler, SampleRow};
+use super::{PointsSampler, RowSampler, SamplePoints, SampleRow};
 use crate::cpu::perlin::{
     perlin_2d, perlin_2d_grad, perlin_2d_row, perlin_3d, perlin_3d_grad, perlin_3d_row,
+    perlin_points,
 };
 
 pub struct Perlin;
@@ -95,6 +96,18 @@ impl Family for Perlin {
                 perlin_3d_row(row, fade, grads, out)
             }),
         })
+    }
+    fn cpu_points_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<PointsSampler> {
+        let fade = params.choice("fade");
+        let grads = params.choice("gradients");
+        Some(Box::new(move |pts: &SamplePoints, out: &mut [f32]| {
+            perlin_points(dims, pts, fade, grads, out)
+        }))
     }
     fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
         let fade = params.choice("fade");

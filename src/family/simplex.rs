@@ -1,12 +1,12 @@
 use std::sync::Arc;
 
 use super::{
-    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, RowSampler,
-    SampleRow, Sampler,
+    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, PointsSampler,
+    RowSampler, SamplePoints, SampleRow, Sampler,
 };
 use crate::cpu::simplex::{
     simplex_2d, simplex_2d_grad, simplex_2d_row, simplex_3d, simplex_3d_grad, simplex_3d_row,
-    simplex_4d,
+    simplex_4d, simplex_points,
 };
 
 pub struct Simplex;
@@ -70,6 +70,19 @@ impl Family for Simplex {
             })),
             3 => Some(Box::new(|row: &SampleRow, out: &mut [f32]| {
                 simplex_3d_row(row, out)
+            })),
+            _ => None,
+        }
+    }
+    fn cpu_points_sampler(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<PointsSampler> {
+        match dims {
+            2 | 3 => Some(Box::new(move |pts: &SamplePoints, out: &mut [f32]| {
+                simplex_points(dims, pts, out)
             })),
             _ => None,
         }

@@ -3,9 +3,9 @@ use std::sync::Arc;
 use super::{
     xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamSpec, Sampler, FADE_PARAM,
 };
-use super::{RowSampler, SampleRow};
+use super::{PointsSampler, RowSampler, SamplePoints, SampleRow};
 use crate::cpu::value::{
-    value_2d, value_2d_grad, value_2d_row, value_3d, value_3d_grad, value_3d_row,
+    value_2d, value_2d_grad, value_2d_row, value_3d, value_3d_grad, value_3d_row, value_points,
 };
 
 pub struct Value;
@@ -65,6 +65,17 @@ impl Family for Value {
             2 => Box::new(move |row: &SampleRow, out: &mut [f32]| value_2d_row(row, fade, out)),
             _ => Box::new(move |row: &SampleRow, out: &mut [f32]| value_3d_row(row, fade, out)),
         })
+    }
+    fn cpu_points_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<PointsSampler> {
+        let fade = params.choice("fade");
+        Some(Box::new(move |pts: &SamplePoints, out: &mut [f32]| {
+            value_points(dims, pts, fade, out)
+        }))
     }
     fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
         let fade = params.choice("fade");
