@@ -206,54 +206,82 @@ pub fn run_generate(
                 }
                 return;
             };
-            // The family samples the whole row per octave: `octave_sum`'s positions and sums,
-            // axis by axis.
             match acc {
                 Some(a) => line.copy_from_slice(&a[row * width..(row + 1) * width]),
                 None => line.fill(0.0),
             }
-            noise.resize(line.len(), 0.0);
             pix_x.clear();
             pix_x.extend((0..line.len()).map(|x| pix(x)[0]));
-            for k in first..first + count {
-                let o = &u.octaves[k as usize];
-                for (a, positions) in local.iter_mut().enumerate() {
-                    // `o.local + pix * o.step + d * o.warp` on axis `a`, as `octave_sum` adds it
-                    // (no warp term in an unwarped stage; a 0 displacement on unwarped axes).
-                    positions.clear();
-                    let warp = (!displace.is_empty()).then(|| displacement.get(a));
-                    if a == 0 {
-                        let along = pix_x.iter().map(|&px| o.local[0] + px * o.step[0]);
-                        match warp {
-                            None => positions.extend(along),
-                            Some(None) => positions.extend(along.map(|v| v + 0.0 * o.warp[0])),
-                            Some(Some(d)) => {
-                                positions.extend(along.zip(d).map(|(v, &d)| v + d * o.warp[0]))
-                            }
-                        }
-                    } else {
-                        let v = o.local[a] + [0.0, y, z, 0.0][a] * o.step[a];
-                        match warp {
-                            None => positions.resize(line.len(), v),
-                            Some(None) => positions.resize(line.len(), v + 0.0 * o.warp[a]),
-                            Some(Some(d)) => positions.extend(d.iter().map(|&d| v + d * o.warp[a])),
-                        }
-                    }
-                }
-                let points_row = SamplePoints {
-                    cell: o.cell,
-                    local: [&local[0], &local[1], &local[2], &local[3]],
-                    seed: o.seed,
-                    period: o.period,
-                };
-                points(&points_row, noise);
-                add_octave(line, noise, o.amp, u.mode[0]);
-            }
+            let warped = (!displace.is_empty()).then_some(displacement.as_slice());
+            let octaves = first..first + count;
+            let at = RowPixels {
+                x: pix_x,
+                yz: [y, z],
+                displacement: warped,
+            };
+            add_octave_points(u, points, &at, octaves, line, noise, local);
             if finalize != 0 {
                 line.iter_mut().for_each(|v| *v *= norm);
             }
         },
     );
+}
+
+/// The pixels of one row of a stage: their x coordinates, their y and z, and the
+/// displacement of each warped axis (`None` for an unwarped stage).
+struct RowPixels<'a> {
+    x: &'a [f32],
+    yz: [f32; 2],
+    displacement: Option<&'a [Vec<f32>]>,
+}
+
+/// Adds `octaves` of stage `u` at the pixels `at` to `line` through the family's points
+/// sampler: per octave `octave_sum`'s positions, axis by axis, then `line[i] += amp *
+/// fractal_remap(n)`, as `octave_sum` adds them per pixel. `noise` and `local` are scratch.
+fn add_octave_points(
+    u: &StageUniform,
+    points: &PointsSampler,
+    at: &RowPixels,
+    octaves: std::ops::Range<u32>,
+    line: &mut [f32],
+    noise: &mut Vec<f32>,
+    local: &mut [Vec<f32>; 4],
+) {
+    noise.resize(line.len(), 0.0);
+    for k in octaves {
+        let o = &u.octaves[k as usize];
+        for (a, positions) in local.iter_mut().enumerate() {
+            // `o.local + pix * o.step + d * o.warp` on axis `a`, as `octave_sum` computes it:
+            // no warp term in an unwarped stage, a displacement of 0 on axes a warp leaves.
+            positions.clear();
+            let warp = at.displacement.map(|d| d.get(a));
+            if a == 0 {
+                let along = at.x.iter().map(|&px| o.local[0] + px * o.step[0]);
+                match warp {
+                    None => positions.extend(along),
+                    Some(None) => positions.extend(along.map(|v| v + 0.0 * o.warp[0])),
+                    Some(Some(d)) => {
+                        positions.extend(along.zip(d).map(|(v, &d)| v + d * o.warp[0]))
+                    }
+                }
+            } else {
+                let v = o.local[a] + [0.0, at.yz[0], at.yz[1], 0.0][a] * o.step[a];
+                match warp {
+                    None => positions.resize(line.len(), v),
+                    Some(None) => positions.resize(line.len(), v + 0.0 * o.warp[a]),
+                    Some(Some(d)) => positions.extend(d.iter().map(|&d| v + d * o.warp[a])),
+                }
+            }
+        }
+        let row = SamplePoints {
+            cell: o.cell,
+            local: [&local[0], &local[1], &local[2], &local[3]],
+            seed: o.seed,
+            period: o.period,
+        };
+        points(&row, noise);
+        add_octave(line, noise, o.amp, u.mode[0]);
+    }
 }
 
 /// Adds `octaves` of the unwarped stage `u` along one row (pixel y and z `pix_yz`, first pixel
