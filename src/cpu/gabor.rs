@@ -402,9 +402,9 @@ pub fn gabor_row<const DIMS: usize>(
             v.clear();
             v.resize(padded, 0.0);
         }
-        for v in &mut pos {
+        for (a, v) in pos.iter_mut().enumerate() {
             v.clear();
-            v.resize(padded, FAR);
+            v.resize(padded, if a < DIMS { FAR } else { 0.0 });
         }
         let (z_lo, z_hi) = if DIMS == 3 {
             (head.lo[2 % DIMS], head.hi[2 % DIMS])
