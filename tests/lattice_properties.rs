@@ -459,96 +459,115 @@ fn gradient_families_are_continuous() {
     }
 }
 
+/// Every family and dimension with each parameter set of `extras` whose keys it knows (a
+/// `period` only where it tiles), as a one-node graph with `seed`: the family, dims, the extra
+/// and the node's generate stage, whose uniforms are those of a 64x64 view.
+fn one_node_stages(
+    seed: u32,
+    extras: &[serde_json::Value],
+) -> Vec<(
+    &'static dyn noisegraph::family::Family,
+    u32,
+    serde_json::Value,
+    noisegraph::graph::GenerateStage,
+    noisegraph::graph::StageUniform,
+)> {
+    use noisegraph::graph::StageKind;
+    let mut cases = Vec::new();
+    for &family in noisegraph::family::registry() {
+        for &dims in family.dims() {
+            for extra in extras {
+                let mut node =
+                    json!({"id": "n", "type": family.name(), "dims": dims, "frequency": 8.0});
+                let mut known = true;
+                for (k, v) in extra.as_object().unwrap() {
+                    known &= family.params().iter().any(|p| p.name == k)
+                        || (k == "period" && family.supports_period());
+                    node[k] = v.clone();
+                }
+                if !known {
+                    continue;
+                }
+                let g =
+                    NoiseGraph::from_value(&json!({"seed": seed, "output": "n", "nodes": [node]}))
+                        .unwrap_or_else(|e| panic!("{e}"));
+                let plan = noisegraph::Plan::new(&g, None).unwrap();
+                let StageKind::Generate(stage) = &plan.stages[0].kind else {
+                    unreachable!()
+                };
+                let u = stage.uniforms(seed, &View::image(64, 64));
+                cases.push((family, dims, extra.clone(), (**stage).clone(), u));
+            }
+        }
+    }
+    cases
+}
+
 #[test]
 fn row_samplers_equal_point_samplers_bit_for_bit() {
     // A family's row sampler must return exactly what its point sampler returns for each
     // sample of the row, on every parameter choice, with and without a period, for rows far
     // from the origin and at a tile offset.
-    use noisegraph::family::{registry, SampleRow};
-    use noisegraph::graph::StageKind;
-    use noisegraph::Plan;
+    use noisegraph::family::SampleRow;
     let mut state = 0x9E37_79B9u32;
     let mut next = || {
         state = noisegraph::cpu::hash::pcg(state);
         state
     };
+    let extras = [
+        json!({}),
+        json!({"fade": "cubic"}),
+        json!({"fade": "linear", "gradients": "random"}),
+        json!({"period": 8}),
+        // Cellular: every return and metric; jitter 0.5 makes the outer ring count.
+        json!({"return": "f2_minus_f1", "metric": "manhattan"}),
+        json!({"return": "f2", "metric": "euclidean_squared", "jitter": 0.5}),
+        json!({"return": "cell_value", "metric": "chebyshev", "jitter": 0.5}),
+        json!({"return": "f1", "metric": "euclidean", "jitter": 0.5}),
+        // Gabor and phasor: random directions, wider kernels (more cells per sample).
+        json!({"orientation": "isotropic", "impulses": 4, "bandwidth": 0.6}),
+        json!({"profile": "square", "f0": 5.0}),
+    ];
     let mut checked = 0;
-    for family in registry() {
-        for &dims in family.dims() {
-            for extra in [
-                json!({}),
-                json!({"fade": "cubic"}),
-                json!({"fade": "linear", "gradients": "random"}),
-                json!({"period": 8}),
-                // Cellular: every return and metric; jitter 0.5 makes the outer ring count.
-                json!({"return": "f2_minus_f1", "metric": "manhattan"}),
-                json!({"return": "f2", "metric": "euclidean_squared", "jitter": 0.5}),
-                json!({"return": "cell_value", "metric": "chebyshev", "jitter": 0.5}),
-                json!({"return": "f1", "metric": "euclidean", "jitter": 0.5}),
-                // Gabor and phasor: random directions, wider kernels (more cells per sample).
-                json!({"orientation": "isotropic", "impulses": 4, "bandwidth": 0.6}),
-                json!({"profile": "square", "f0": 5.0}),
-            ] {
-                let mut node =
-                    json!({"id": "n", "type": family.name(), "dims": dims, "frequency": 8.0});
-                let mut skip = false;
-                for (k, v) in extra.as_object().unwrap() {
-                    let known = family.params().iter().any(|p| p.name == k)
-                        || (k == "period" && family.supports_period());
-                    skip |= !known;
-                    node[k] = v.clone();
-                }
-                if skip {
-                    continue;
-                }
-                let g = NoiseGraph::from_value(&json!({"seed": 5, "output": "n", "nodes": [node]}))
-                    .unwrap_or_else(|e| panic!("{e}"));
-                let plan = Plan::new(&g, None).unwrap();
-                let StageKind::Generate(stage) = &plan.stages[0].kind else {
-                    unreachable!()
-                };
-                let u = stage.uniforms(5, &View::image(64, 64));
-                let Some(rows) = family.cpu_row_sampler(dims, &stage.source.params, u.family)
-                else {
-                    continue;
-                };
-                let aux = stage.aux_data(5).unwrap_or_default().into();
-                let point = family.cpu_sampler(dims, &stage.source.params, u.family, aux);
-                for _ in 0..200 {
-                    let big = (next() % 3) as i32 - 1;
-                    let row = SampleRow {
-                        cell: [
-                            big * 1_000_000 + (next() % 64) as i32,
-                            -((next() % 50_000) as i32),
-                            (next() % 9) as i32,
-                            0,
-                        ],
-                        local: [
-                            (next() % 4096) as f32 / 512.0 - 4.0,
-                            (next() % 4096) as f32 / 1024.0,
-                            (next() % 100) as f32 / 64.0,
-                            0.0,
-                        ],
-                        step_x: (next() % 1000 + 1) as f32 / 4096.0,
-                        first_x: next() % 3000,
-                        seed: next(),
-                        period: u.octaves[0].period,
-                    };
-                    let mut out = vec![0.0f32; 1 + (next() % 77) as usize];
-                    rows(&row, &mut out);
-                    for (i, v) in out.iter().enumerate() {
-                        let expected = point(&row.point(i));
-                        assert_eq!(
-                            v.to_bits(),
-                            expected.to_bits(),
-                            "{} {dims}D {extra}: sample {i} of {row:?}: row {v}, point {expected}",
-                            family.name()
-                        );
-                    }
-                }
-                checked += 1;
+    for (family, dims, extra, stage, u) in one_node_stages(5, &extras) {
+        let Some(rows) = family.cpu_row_sampler(dims, &stage.source.params, u.family) else {
+            continue;
+        };
+        let aux = stage.aux_data(5).unwrap_or_default().into();
+        let point = family.cpu_sampler(dims, &stage.source.params, u.family, aux);
+        for _ in 0..200 {
+            let big = (next() % 3) as i32 - 1;
+            let row = SampleRow {
+                cell: [
+                    big * 1_000_000 + (next() % 64) as i32,
+                    -((next() % 50_000) as i32),
+                    (next() % 9) as i32,
+                    0,
+                ],
+                local: [
+                    (next() % 4096) as f32 / 512.0 - 4.0,
+                    (next() % 4096) as f32 / 1024.0,
+                    (next() % 100) as f32 / 64.0,
+                    0.0,
+                ],
+                step_x: (next() % 1000 + 1) as f32 / 4096.0,
+                first_x: next() % 3000,
+                seed: next(),
+                period: u.octaves[0].period,
+            };
+            let mut out = vec![0.0f32; 1 + (next() % 77) as usize];
+            rows(&row, &mut out);
+            for (i, v) in out.iter().enumerate() {
+                let expected = point(&row.point(i));
+                assert_eq!(
+                    v.to_bits(),
+                    expected.to_bits(),
+                    "{} {dims}D {extra}: sample {i} of {row:?}: row {v}, point {expected}",
+                    family.name()
+                );
             }
         }
+        checked += 1;
     }
     assert!(checked >= 42, "row samplers checked: {checked}");
 }
@@ -558,86 +577,61 @@ fn points_samplers_equal_point_samplers_bit_for_bit() {
     // A family's sampler for a warped row (positions given axis by axis) must return exactly
     // what its point sampler returns at each position, on every parameter choice, with and
     // without a period, near and far from the origin, at positions in any order.
-    use noisegraph::family::{registry, SamplePoints};
-    use noisegraph::graph::StageKind;
-    use noisegraph::Plan;
+    use noisegraph::family::SamplePoints;
     let mut state = 0x85EB_CA6Bu32;
     let mut next = || {
         state = noisegraph::cpu::hash::pcg(state);
         state
     };
+    let extras = [
+        json!({}),
+        json!({"fade": "cubic"}),
+        json!({"fade": "linear"}),
+        json!({"fade": "linear", "gradients": "random"}),
+        json!({"period": 8}),
+    ];
     let mut checked = 0;
-    for family in registry() {
-        for &dims in family.dims() {
-            for extra in [
-                json!({}),
-                json!({"fade": "cubic"}),
-                json!({"fade": "linear"}),
-                json!({"fade": "linear", "gradients": "random"}),
-                json!({"period": 8}),
-            ] {
-                let mut node =
-                    json!({"id": "n", "type": family.name(), "dims": dims, "frequency": 8.0});
-                let mut skip = false;
-                for (k, v) in extra.as_object().unwrap() {
-                    let known = family.params().iter().any(|p| p.name == k)
-                        || (k == "period" && family.supports_period());
-                    skip |= !known;
-                    node[k] = v.clone();
-                }
-                if skip {
-                    continue;
-                }
-                let g = NoiseGraph::from_value(&json!({"seed": 9, "output": "n", "nodes": [node]}))
-                    .unwrap_or_else(|e| panic!("{e}"));
-                let plan = Plan::new(&g, None).unwrap();
-                let StageKind::Generate(stage) = &plan.stages[0].kind else {
-                    unreachable!()
-                };
-                let u = stage.uniforms(9, &View::image(64, 64));
-                let Some(points) = family.cpu_points_sampler(dims, &stage.source.params, u.family)
-                else {
-                    continue;
-                };
-                let aux = stage.aux_data(9).unwrap_or_default().into();
-                let point = family.cpu_sampler(dims, &stage.source.params, u.family, aux);
-                for _ in 0..100 {
-                    let n = 1 + (next() % 77) as usize;
-                    let scale = [1.0f32, 64.0, 4096.0][(next() % 3) as usize];
-                    let local: Vec<Vec<f32>> = (0..4)
-                        .map(|_| {
-                            (0..n)
-                                .map(|_| ((next() % 65536) as f32 / 32768.0 - 1.0) * scale)
-                                .collect()
-                        })
-                        .collect();
-                    let big = (next() % 3) as i32 - 1;
-                    let pts = SamplePoints {
-                        cell: [
-                            big * 1_000_000 + (next() % 64) as i32,
-                            -((next() % 50_000) as i32),
-                            (next() % 9) as i32,
-                            0,
-                        ],
-                        local: [&local[0], &local[1], &local[2], &local[3]],
-                        seed: next(),
-                        period: u.octaves[0].period,
-                    };
-                    let mut out = vec![0.0f32; n];
-                    points(&pts, &mut out);
-                    for (i, v) in out.iter().enumerate() {
-                        let expected = point(&pts.point(i));
-                        assert_eq!(
-                            v.to_bits(),
-                            expected.to_bits(),
-                            "{} {dims}D {extra}: point {i}: {v} against {expected}",
-                            family.name()
-                        );
-                    }
-                }
-                checked += 1;
+    for (family, dims, extra, stage, u) in one_node_stages(9, &extras) {
+        let Some(points) = family.cpu_points_sampler(dims, &stage.source.params, u.family) else {
+            continue;
+        };
+        let aux = stage.aux_data(9).unwrap_or_default().into();
+        let point = family.cpu_sampler(dims, &stage.source.params, u.family, aux);
+        for _ in 0..100 {
+            let n = 1 + (next() % 77) as usize;
+            let scale = [1.0f32, 64.0, 4096.0][(next() % 3) as usize];
+            let local: Vec<Vec<f32>> = (0..4)
+                .map(|_| {
+                    (0..n)
+                        .map(|_| ((next() % 65536) as f32 / 32768.0 - 1.0) * scale)
+                        .collect()
+                })
+                .collect();
+            let big = (next() % 3) as i32 - 1;
+            let pts = SamplePoints {
+                cell: [
+                    big * 1_000_000 + (next() % 64) as i32,
+                    -((next() % 50_000) as i32),
+                    (next() % 9) as i32,
+                    0,
+                ],
+                local: [&local[0], &local[1], &local[2], &local[3]],
+                seed: next(),
+                period: u.octaves[0].period,
+            };
+            let mut out = vec![0.0f32; n];
+            points(&pts, &mut out);
+            for (i, v) in out.iter().enumerate() {
+                let expected = point(&pts.point(i));
+                assert_eq!(
+                    v.to_bits(),
+                    expected.to_bits(),
+                    "{} {dims}D {extra}: point {i}: {v} against {expected}",
+                    family.name()
+                );
             }
         }
+        checked += 1;
     }
     // value and Perlin (2D and 3D, three fades, a period; Perlin also random gradients) and
     // simplex (2D and 3D).

@@ -410,56 +410,54 @@ pub fn perlin_points(
     gradients: u32,
     out: &mut [f32],
 ) {
-    use super::fade::{FADE_CUBIC, FADE_LINEAR, FADE_QUINTIC};
-    #[inline(always)]
-    fn sample(
-        dims: u32,
-        p: &crate::family::SamplePoint,
-        period: [i32; 4],
-        fade_kind: u32,
-        gradients: u32,
-    ) -> f32 {
-        if dims == 2 {
-            perlin_2d(
+    if gradients != GRADIENTS_IMPROVED || pts.period[..dims as usize].iter().any(|&p| p != 0) {
+        pts.fill_pointwise(out, |p| match dims {
+            2 => perlin_2d(
                 xy(p.cell),
                 xy(p.local),
                 p.seed,
-                xy(period),
+                xy(p.period),
                 fade_kind,
                 gradients,
-            )
-        } else {
-            perlin_3d(
+            ),
+            _ => perlin_3d(
                 xyz(p.cell),
                 xyz(p.local),
                 p.seed,
-                xyz(period),
+                xyz(p.period),
                 fade_kind,
                 gradients,
-            )
-        }
-    }
-    if gradients != GRADIENTS_IMPROVED || pts.period[..dims as usize].iter().any(|&p| p != 0) {
-        pts.fill_pointwise(out, |p| sample(dims, p, p.period, fade_kind, gradients));
+            ),
+        });
         return;
     }
-    // No period on the axes the family reads: the constant 0 lets the lattice wrap fold away.
-    let none = [0; 4];
-    match fade_kind {
-        FADE_QUINTIC => pts.fill_vectorized(
-            out,
-            #[inline(always)]
-            |p| sample(dims, p, none, FADE_QUINTIC, GRADIENTS_IMPROVED),
-        ),
-        FADE_CUBIC => pts.fill_vectorized(
-            out,
-            #[inline(always)]
-            |p| sample(dims, p, none, FADE_CUBIC, GRADIENTS_IMPROVED),
-        ),
-        _ => pts.fill_vectorized(
-            out,
-            #[inline(always)]
-            |p| sample(dims, p, none, FADE_LINEAR, GRADIENTS_IMPROVED),
-        ),
-    }
+    super::vectorized_by_fade!(fade_kind, perlin_points_lanes(dims, pts, out))
+}
+
+/// `perlin_points` with the improved gradients and no period: the constant 0 lets the
+/// lattice wrap fold away.
+#[inline(always)]
+fn perlin_points_lanes<const FADE: u32>(dims: u32, pts: &SamplePoints, out: &mut [f32]) {
+    pts.fill_vectorized(
+        out,
+        #[inline(always)]
+        |p| match dims {
+            2 => perlin_2d(
+                xy(p.cell),
+                xy(p.local),
+                p.seed,
+                [0; 2],
+                FADE,
+                GRADIENTS_IMPROVED,
+            ),
+            _ => perlin_3d(
+                xyz(p.cell),
+                xyz(p.local),
+                p.seed,
+                [0; 3],
+                FADE,
+                GRADIENTS_IMPROVED,
+            ),
+        },
+    )
 }

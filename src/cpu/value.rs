@@ -227,36 +227,25 @@ pub fn value_3d_grad(
 /// `family::SamplePoints`), bit for bit the same numbers: without a period, in a loop the
 /// compiler vectorizes (the fade curve a constant); otherwise point by point.
 pub fn value_points(dims: u32, pts: &SamplePoints, fade_kind: u32, out: &mut [f32]) {
-    use super::fade::{FADE_CUBIC, FADE_LINEAR, FADE_QUINTIC};
-    #[inline(always)]
-    fn sample(dims: u32, p: &crate::family::SamplePoint, period: [i32; 4], fade_kind: u32) -> f32 {
-        if dims == 2 {
-            value_2d(xy(p.cell), xy(p.local), p.seed, xy(period), fade_kind)
-        } else {
-            value_3d(xyz(p.cell), xyz(p.local), p.seed, xyz(period), fade_kind)
-        }
-    }
     if pts.period[..dims as usize].iter().any(|&p| p != 0) {
-        pts.fill_pointwise(out, |p| sample(dims, p, p.period, fade_kind));
+        pts.fill_pointwise(out, |p| match dims {
+            2 => value_2d(xy(p.cell), xy(p.local), p.seed, xy(p.period), fade_kind),
+            _ => value_3d(xyz(p.cell), xyz(p.local), p.seed, xyz(p.period), fade_kind),
+        });
         return;
     }
-    // No period on the axes the family reads: the constant 0 lets the lattice wrap fold away.
-    let none = [0; 4];
-    match fade_kind {
-        FADE_QUINTIC => pts.fill_vectorized(
-            out,
-            #[inline(always)]
-            |p| sample(dims, p, none, FADE_QUINTIC),
-        ),
-        FADE_CUBIC => pts.fill_vectorized(
-            out,
-            #[inline(always)]
-            |p| sample(dims, p, none, FADE_CUBIC),
-        ),
-        _ => pts.fill_vectorized(
-            out,
-            #[inline(always)]
-            |p| sample(dims, p, none, FADE_LINEAR),
-        ),
-    }
+    super::vectorized_by_fade!(fade_kind, value_points_lanes(dims, pts, out))
+}
+
+/// `value_points` without a period: the constant 0 lets the lattice wrap fold away.
+#[inline(always)]
+fn value_points_lanes<const FADE: u32>(dims: u32, pts: &SamplePoints, out: &mut [f32]) {
+    pts.fill_vectorized(
+        out,
+        #[inline(always)]
+        |p| match dims {
+            2 => value_2d(xy(p.cell), xy(p.local), p.seed, [0; 2], FADE),
+            _ => value_3d(xyz(p.cell), xyz(p.local), p.seed, [0; 3], FADE),
+        },
+    )
 }
