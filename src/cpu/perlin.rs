@@ -5,7 +5,7 @@ use super::hash::{
     hash_2d, hash_3d, hash_finish, hash_to_signed, hash_to_unit, pcg, wrap_cell, HASH_PRIME_X,
     HASH_PRIME_Y, HASH_PRIME_Z,
 };
-use crate::family::{xy, xyz, SamplePoints, SampleRow};
+use crate::family::{xy, xyz, SamplePoint, SamplePoints, SampleRow};
 
 /// Gradient set: Perlin's improved fixed gradients.
 pub const GRADIENTS_IMPROVED: u32 = 0;
@@ -88,16 +88,7 @@ pub fn perlin_2d(
 /// samples (with AVX2 when the CPU has it); others run `perlin_2d` sample by sample.
 pub fn perlin_2d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut [f32]) {
     if gradients != GRADIENTS_IMPROVED || row.period[0] != 0 || row.period[1] != 0 {
-        row.fill_pointwise(out, |p| {
-            perlin_2d(
-                xy(p.cell),
-                xy(p.local),
-                p.seed,
-                xy(p.period),
-                fade_kind,
-                gradients,
-            )
-        });
+        row.fill_pointwise(out, |p| perlin_at(2, p, fade_kind, gradients));
         return;
     }
     super::vectorized_by_fade!(fade_kind, perlin_2d_row_lanes(row, out))
@@ -165,6 +156,30 @@ fn perlin_corner_3d(
     perlin_grad_3d(h, [0, 1, 2].map(|k| f[k] - offset[k] as f32), gradients)
 }
 
+/// `perlin_2d` or `perlin_3d` (by `dims`) at one sample point: the family's point sampler.
+#[inline(always)]
+pub fn perlin_at(dims: u32, p: &SamplePoint, fade_kind: u32, gradients: u32) -> f32 {
+    if dims == 2 {
+        perlin_2d(
+            xy(p.cell),
+            xy(p.local),
+            p.seed,
+            xy(p.period),
+            fade_kind,
+            gradients,
+        )
+    } else {
+        perlin_3d(
+            xyz(p.cell),
+            xyz(p.local),
+            p.seed,
+            xyz(p.period),
+            fade_kind,
+            gradients,
+        )
+    }
+}
+
 /// CPU twin of `perlin_3d` in shaders/perlin.wgsl.
 #[inline(always)]
 pub fn perlin_3d(
@@ -199,16 +214,7 @@ pub fn perlin_3d(
 /// vectorized like [`perlin_2d_row`] for the improved gradients without a period.
 pub fn perlin_3d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut [f32]) {
     if gradients != GRADIENTS_IMPROVED || row.period[..3].iter().any(|&p| p != 0) {
-        row.fill_pointwise(out, |p| {
-            perlin_3d(
-                xyz(p.cell),
-                xyz(p.local),
-                p.seed,
-                xyz(p.period),
-                fade_kind,
-                gradients,
-            )
-        });
+        row.fill_pointwise(out, |p| perlin_at(3, p, fade_kind, gradients));
         return;
     }
     super::vectorized_by_fade!(fade_kind, perlin_3d_row_lanes(row, out))
@@ -411,24 +417,7 @@ pub fn perlin_points(
     out: &mut [f32],
 ) {
     if gradients != GRADIENTS_IMPROVED || pts.period[..dims as usize].iter().any(|&p| p != 0) {
-        pts.fill_pointwise(out, |p| match dims {
-            2 => perlin_2d(
-                xy(p.cell),
-                xy(p.local),
-                p.seed,
-                xy(p.period),
-                fade_kind,
-                gradients,
-            ),
-            _ => perlin_3d(
-                xyz(p.cell),
-                xyz(p.local),
-                p.seed,
-                xyz(p.period),
-                fade_kind,
-                gradients,
-            ),
-        });
+        pts.fill_pointwise(out, |p| perlin_at(dims, p, fade_kind, gradients));
         return;
     }
     super::vectorized_by_fade!(fade_kind, perlin_points_lanes(dims, pts, out))
