@@ -484,7 +484,7 @@ pub fn analytic_normal_source(stage: &GenerateStage, storage_format: &str) -> Op
         stage,
         "params",
         &call,
-        "vec4<f32>",
+        "NoiseGrad",
     ));
     s.push_str("// ---- stage.wgsl (declarations)\n");
     s.push_str(declarations("stage.wgsl"));
