@@ -27,6 +27,7 @@ pub mod gpu;
 pub mod graph;
 pub mod parity;
 pub mod presets;
+pub mod query;
 pub mod tiling;
 
 pub use engine::{Backend, Executor};

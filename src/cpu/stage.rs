@@ -275,6 +275,7 @@ fn add_octave_points(
         }
         let row = SamplePoints {
             cell: o.cell,
+            cells: None,
             local: [&local[0], &local[1], &local[2], &local[3]],
             seed: o.seed,
             period: o.period,

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use super::{
-    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, NoiseGrad,
+    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, Lattice, NoiseGrad,
     PointsSampler, RowSampler, SamplePoints, SampleRow, Sampler,
 };
 use crate::cpu::simplex::{
@@ -57,6 +57,10 @@ impl Family for Simplex {
     fn split_origin(&self, dims: u32, p: [f64; 4], _period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
         let (skew, unskew) = simplex_factors(dims);
         split_skewed(dims, p, skew, unskew)
+    }
+    fn lattice(&self, dims: u32, _params: &FamilyParams) -> Lattice {
+        let (skew, unskew) = simplex_factors(dims);
+        Lattice::Skewed { skew, unskew }
     }
     fn cpu_row_sampler(
         &self,
