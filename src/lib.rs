@@ -29,6 +29,7 @@ pub mod parity;
 pub mod presets;
 pub mod query;
 pub mod tiling;
+pub mod wgsl_export;
 
 pub use engine::{Backend, Executor};
 pub use error::{Error, GraphErrors, GraphIssue, Result};

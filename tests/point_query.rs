@@ -98,18 +98,6 @@ fn views() -> [View; 3] {
     [near, far, View::image(37, 23).with_extent([0.7, 0.3, 1.0])]
 }
 
-/// Families whose kernels are not exactly continuous across their cells' borders: simplex
-/// and OpenSimplex2 in 3D and 4D sum corners out to r^2 = 0.6 (or more), past the nearest
-/// cell borders, so the value jumps by up to a few 1e-3 there.
-fn has_seams(graph: &NoiseGraph) -> bool {
-    graph.nodes.iter().any(|n| match &n.kind {
-        noisegraph::graph::NodeKind::Family(f) => {
-            (f.family == "simplex" || f.family == "opensimplex2") && f.dims >= 3
-        }
-        _ => false,
-    })
-}
-
 #[test]
 fn a_query_in_a_view_equals_the_bake_pixel_for_pixel() {
     for case in catalog::all() {
@@ -159,9 +147,9 @@ fn a_query_at_a_pixel_position_is_within_the_documented_bound_of_the_pixel() {
                 "{:50} {:?} max {max:e} over {over}",
                 case.label, view.origin
             );
-            if has_seams(&case.graph) {
+            if catalog::has_seams(&case.graph) {
                 assert!(
-                    over * 100 <= diffs.len(),
+                    over as f64 <= catalog::SEAM_ALLOWANCE * diffs.len() as f64,
                     "{}: {over} of {} pixels over {POSITION_BOUND}",
                     case.label,
                     diffs.len()

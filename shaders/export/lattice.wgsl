@@ -8,6 +8,13 @@
 // part modulo 2^32 (the wrap the lattice hash assumes) and 32 bits of fraction. Every partial
 // product is exact in u32 arithmetic; only the bits below 2^-64 * |cell| < 2^-33 are dropped.
 
+// An octave's lattice position of an integer cell: the family's lattice cell and the local
+// offset from it, in input space (the form a family kernel takes).
+struct Lattice {
+    cell: vec4<i32>,
+    local: vec4<f32>,
+}
+
 // The 64-bit product of two u32 as (low word, high word), from 16-bit halves.
 fn lattice_mul_wide(a: u32, b: u32) -> vec2<u32> {
     let a0 = a & 0xffffu;

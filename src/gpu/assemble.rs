@@ -22,7 +22,8 @@ pub fn shader_paths() -> impl Iterator<Item = &'static str> {
     SHADER_FILES.iter().map(|(p, _)| *p)
 }
 
-fn library() -> String {
+/// Every `shaders/lib/` file, in path order: the library every assembled module starts with.
+pub(crate) fn library() -> String {
     let mut s = String::new();
     for (path, source) in SHADER_FILES {
         if path.starts_with("lib/") {
@@ -109,14 +110,15 @@ fn common_prelude(volume: bool, uniform_type: &str) -> String {
 /// wrap compiled out when the chain has no period, its uniforms read from `uniform`.
 fn sampler_function(name: &str, stage: &GenerateStage, uniform: &str) -> String {
     let call = stage.family.wgsl_call(stage.dims(), &stage.source.params);
-    sampler_function_of(name, stage, uniform, &call, "f32")
+    sampler_function_of(name, stage, &format!("{uniform}.family"), &call, "f32")
 }
 
-/// [`sampler_function`] for any call of the family returning `ret`.
-fn sampler_function_of(
+/// [`sampler_function`] for any call of the family returning `ret`, its uniforms
+/// (`params.family` in the call) read from the expression `family`.
+pub(crate) fn sampler_function_of(
     name: &str,
     stage: &GenerateStage,
-    uniform: &str,
+    family: &str,
     call: &str,
     ret: &str,
 ) -> String {
@@ -127,7 +129,7 @@ fn sampler_function_of(
     } else {
         "vec4<i32>(0)"
     };
-    let call = call.replace("params.family", &format!("{uniform}.family"));
+    let call = call.replace("params.family", family);
     format!(
         "fn {name}(cell: vec4<i32>, local: vec4<f32>, seed: u32, period_in: vec4<i32>) -> {ret} {{\n    let period = {period};\n    return {call};\n}}\n"
     )
@@ -453,7 +455,7 @@ pub const BINDING_NORMAL_PARAMS: u32 = 2;
 
 /// The declarations of a template file (structs, constants, helpers): its text before the
 /// entry point, so another template can share them instead of repeating them.
-fn declarations(file: &str) -> &'static str {
+pub(crate) fn declarations(file: &str) -> &'static str {
     let source = shader_file(file).unwrap_or_else(|| panic!("{file} is embedded"));
     let end = source
         .find("@compute")
@@ -482,7 +484,7 @@ pub fn analytic_normal_source(stage: &GenerateStage, storage_format: &str) -> Op
     s.push_str(&sampler_function_of(
         "sample_family_grad",
         stage,
-        "params",
+        "params.family",
         &call,
         "NoiseGrad",
     ));

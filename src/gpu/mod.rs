@@ -9,6 +9,7 @@ mod compiled;
 mod execute;
 mod normal_map;
 mod pipeline;
+mod points;
 mod pool;
 mod readback;
 mod stages;
@@ -23,6 +24,7 @@ pub use compiled::{CompiledGraph, NodeParam};
 pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_FIRST_RUN_WORK};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
 pub use pipeline::{PipelineCache, MAX_SPECIALIZED};
+pub use points::{GpuPoint, GpuPointQuery};
 
 use crate::error::{Error, Result};
 use crate::field::Field;

@@ -142,3 +142,22 @@ pub fn all() -> Vec<CatalogGraph> {
     out.extend(presets_and_examples());
     out
 }
+
+/// Whether a graph reads a family whose kernel is not exactly continuous across its cells'
+/// borders: simplex and OpenSimplex2 in 3D and 4D sum corners out to r^2 = 0.6 (or more),
+/// past the nearest cell borders, so their value jumps by up to a few 1e-3 there. Wherever two
+/// computations of a position differ in the last bits (a bake's `o.local + pixel * o.step`, a
+/// query's exact split, a shader's `p * frequency`), a point next to a seam can land on either
+/// side: README.md allows 1% of such pixels.
+pub fn has_seams(graph: &NoiseGraph) -> bool {
+    graph.nodes.iter().any(|n| match &n.kind {
+        noisegraph::graph::NodeKind::Family(f) => {
+            (f.family == "simplex" || f.family == "opensimplex2") && f.dims >= 3
+        }
+        _ => false,
+    })
+}
+
+/// The fraction of pixels allowed over the tolerance when positions are computed two ways
+/// (see [`has_seams`]).
+pub const SEAM_ALLOWANCE: f64 = 0.01;
