@@ -61,10 +61,11 @@ pub fn analytic_chain(graph: &NoiseGraph, node: Option<&str>) -> Result<Generate
         .wgsl_grad_call(dims, &chain.source.params)
         .is_none()
     {
+        let reason = chain.family.no_gradient_reason(dims, &chain.source.params);
         let why = if family_id == id {
-            format!("family '{name}' has no gradient variant in {dims}D")
+            reason
         } else {
-            format!("its source '{family_id}' is family '{name}', which has no gradient variant in {dims}D")
+            format!("its source '{family_id}' is family '{name}': {reason}")
         };
         return Err(refuse(why));
     }
