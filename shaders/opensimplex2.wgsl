@@ -43,19 +43,20 @@ fn os2_falloff(a: f32) -> f32 {
     return a2 * a2;
 }
 
-fn os2_grad_2d(h: u32, d: vec2<f32>) -> f32 {
+// The unit gradient of lattice hash h, from the set in `aux`.
+fn os2_gradient_2d(h: u32) -> vec2<f32> {
     let i = (h % OS2_GRADS_2D) * 2u;
-    return aux[i] * d.x + aux[i + 1u] * d.y;
+    return vec2<f32>(aux[i], aux[i + 1u]);
 }
 
-fn os2_grad_3d(h: u32, d: vec3<f32>) -> f32 {
+fn os2_gradient_3d(h: u32) -> vec3<f32> {
     let i = (h % OS2_GRADS_3D) * 3u;
-    return aux[i] * d.x + aux[i + 1u] * d.y + aux[i + 2u] * d.z;
+    return vec3<f32>(aux[i], aux[i + 1u], aux[i + 2u]);
 }
 
-fn os2_grad_4d(h: u32, d: vec4<f32>) -> f32 {
+fn os2_gradient_4d(h: u32) -> vec4<f32> {
     let i = (h % OS2_GRADS_4D) * 4u;
-    return (aux[i] * d.x + aux[i + 1u] * d.y) + (aux[i + 2u] * d.z + aux[i + 3u] * d.w);
+    return vec4<f32>(aux[i], aux[i + 1u], aux[i + 2u], aux[i + 3u]);
 }
 
 // A lattice point's term a^4 (g . d) (dot = g . d, a = r^2 - |d|^2 > 0) and its derivative
@@ -79,10 +80,9 @@ fn os2_vertex_2d(base: vec2<i32>, v: vec2<i32>, d0: vec2<f32>, rsq: f32, seed_h:
     if (a <= 0.0) {
         return NoiseGrad(0.0, vec4<f32>(0.0));
     }
-    let h = hash_2d(base + v, seed_h);
-    let i = (h % OS2_GRADS_2D) * 2u;
-    let g = vec4<f32>(aux[i], aux[i + 1u], 0.0, 0.0);
-    return os2_term(a, os2_grad_2d(h, d), g, vec4<f32>(d, 0.0, 0.0));
+    let g = os2_gradient_2d(hash_2d(base + v, seed_h));
+    let dot = g.x * d.x + g.y * d.y;
+    return os2_term(a, dot, vec4<f32>(g, 0.0, 0.0), vec4<f32>(d, 0.0, 0.0));
 }
 
 fn opensimplex2_2d(cell: vec2<i32>, local: vec2<f32>, seed_h: u32, variant: u32) -> f32 {
@@ -163,10 +163,9 @@ fn os2_vertex_3d(cell: vec3<i32>, n: vec3<i32>, copy: i32, d: vec3<f32>, rsq: f3
     if (a <= 0.0) {
         return NoiseGrad(0.0, vec4<f32>(0.0));
     }
-    let h = hash_4d(vec4<i32>(cell + n, copy), seed_h);
-    let i = (h % OS2_GRADS_3D) * 3u;
-    let g = vec4<f32>(aux[i], aux[i + 1u], aux[i + 2u], 0.0);
-    return os2_term(a, os2_grad_3d(h, d), g, vec4<f32>(d, 0.0));
+    let g = os2_gradient_3d(hash_4d(vec4<i32>(cell + n, copy), seed_h));
+    let dot = g.x * d.x + g.y * d.y + g.z * d.z;
+    return os2_term(a, dot, vec4<f32>(g, 0.0), vec4<f32>(d, 0.0));
 }
 
 fn opensimplex2_3d(cell: vec3<i32>, local: vec3<f32>, seed_h: u32, variant: u32) -> f32 {
@@ -263,10 +262,9 @@ fn os2_vertex_4d(point: vec4<i32>, p: vec4<f32>, unskew: f32, rsq: f32, seed_h: 
     if (a <= 0.0) {
         return NoiseGrad(0.0, vec4<f32>(0.0));
     }
-    let h = hash_4d(point, seed_h);
-    let i = (h % OS2_GRADS_4D) * 4u;
-    let g = vec4<f32>(aux[i], aux[i + 1u], aux[i + 2u], aux[i + 3u]);
-    return os2_term(a, os2_grad_4d(h, d), g, d);
+    let g = os2_gradient_4d(hash_4d(point, seed_h));
+    let dot = (g.x * d.x + g.y * d.y) + (g.z * d.z + g.w * d.w);
+    return os2_term(a, dot, g, d);
 }
 
 fn opensimplex2_4d(cell: vec4<i32>, local: vec4<f32>, seed_h: u32, variant: u32) -> f32 {

@@ -122,22 +122,25 @@ fn os2_falloff(a: f32) -> f32 {
     a2 * a2
 }
 
+/// The unit gradient of lattice hash `h` in 2D, from the set in `aux`.
 #[inline(always)]
-fn os2_grad_2d(aux: &[f32], h: u32, d: [f32; 2]) -> f32 {
+fn os2_gradient_2d(aux: &[f32], h: u32) -> [f32; 2] {
     let i = ((h % OS2_GRADS_2D) * 2) as usize;
-    aux[i] * d[0] + aux[i + 1] * d[1]
+    [aux[i], aux[i + 1]]
 }
 
+/// The unit gradient of lattice hash `h` in 3D.
 #[inline(always)]
-fn os2_grad_3d(aux: &[f32], h: u32, d: [f32; 3]) -> f32 {
+fn os2_gradient_3d(aux: &[f32], h: u32) -> [f32; 3] {
     let i = ((h % OS2_GRADS_3D) * 3) as usize;
-    aux[i] * d[0] + aux[i + 1] * d[1] + aux[i + 2] * d[2]
+    [aux[i], aux[i + 1], aux[i + 2]]
 }
 
+/// The unit gradient of lattice hash `h` in 4D.
 #[inline(always)]
-fn os2_grad_4d(aux: &[f32], h: u32, d: [f32; 4]) -> f32 {
+fn os2_gradient_4d(aux: &[f32], h: u32) -> [f32; 4] {
     let i = ((h % OS2_GRADS_4D) * 4) as usize;
-    (aux[i] * d[0] + aux[i + 1] * d[1]) + (aux[i + 2] * d[2] + aux[i + 3] * d[3])
+    [aux[i], aux[i + 1], aux[i + 2], aux[i + 3]]
 }
 
 /// A lattice point's term `a^4 (g . d)` (`dot` = g . d, a = r^2 - |d|^2 > 0) and its
@@ -188,10 +191,9 @@ fn os2_vertex_2d(
         return NoiseGrad::default();
     }
     let p = [base[0].wrapping_add(v[0]), base[1].wrapping_add(v[1])];
-    let h = hash_2d(p, seed_h);
-    let i = ((h % OS2_GRADS_2D) * 2) as usize;
-    let g = [aux[i], aux[i + 1], 0.0, 0.0];
-    os2_term(a, os2_grad_2d(aux, h, d), g, [d[0], d[1], 0.0, 0.0])
+    let g = os2_gradient_2d(aux, hash_2d(p, seed_h));
+    let dot = g[0] * d[0] + g[1] * d[1];
+    os2_term(a, dot, [g[0], g[1], 0.0, 0.0], [d[0], d[1], 0.0, 0.0])
 }
 
 /// CPU twin of `opensimplex2_2d` in shaders/opensimplex2.wgsl.
@@ -295,10 +297,9 @@ fn os2_vertex_3d(
         cell[2].wrapping_add(n[2]),
         copy,
     ];
-    let h = hash_4d(p, seed_h);
-    let i = ((h % OS2_GRADS_3D) * 3) as usize;
-    let g = [aux[i], aux[i + 1], aux[i + 2], 0.0];
-    os2_term(a, os2_grad_3d(aux, h, d), g, [d[0], d[1], d[2], 0.0])
+    let g = os2_gradient_3d(aux, hash_4d(p, seed_h));
+    let dot = g[0] * d[0] + g[1] * d[1] + g[2] * d[2];
+    os2_term(a, dot, [g[0], g[1], g[2], 0.0], [d[0], d[1], d[2], 0.0])
 }
 
 /// CPU twin of `opensimplex2_3d` in shaders/opensimplex2.wgsl.
@@ -443,10 +444,9 @@ fn os2_vertex_4d(
     if a <= 0.0 {
         return NoiseGrad::default();
     }
-    let h = hash_4d(point, seed_h);
-    let i = ((h % OS2_GRADS_4D) * 4) as usize;
-    let g = [aux[i], aux[i + 1], aux[i + 2], aux[i + 3]];
-    os2_term(a, os2_grad_4d(aux, h, d), g, d)
+    let g = os2_gradient_4d(aux, hash_4d(point, seed_h));
+    let dot = (g[0] * d[0] + g[1] * d[1]) + (g[2] * d[2] + g[3] * d[3]);
+    os2_term(a, dot, g, d)
 }
 
 /// CPU twin of `opensimplex2_4d` in shaders/opensimplex2.wgsl.

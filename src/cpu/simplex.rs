@@ -231,23 +231,45 @@ fn simplex_corner_grad_4d(d: [f32; 4], h: u32, rsq: f32) -> NoiseGrad {
     }
 }
 
-/// CPU twin of `simplex_4d` in shaders/simplex.wgsl: the value of [`simplex_4d_grad`].
-pub fn simplex_4d(cell: [i32; 4], local: [f32; 4], seed_h: u32, falloff: u32) -> f32 {
-    simplex_4d_grad(cell, local, seed_h, falloff).value
+#[inline(always)]
+fn simplex_corner_4d(d: [f32; 4], h: u32, rsq: f32) -> f32 {
+    let t = (rsq - ((d[0] * d[0] + d[1] * d[1]) + (d[2] * d[2] + d[3] * d[3]))).max(0.0);
+    let t2 = t * t;
+    t2 * t2 * simplex_grad_4d(h, d)
 }
 
-/// CPU twin of `simplex_4d_grad` in shaders/simplex.wgsl: the value and its derivatives
-/// with respect to `local` (the unskewed offsets move one for one with it). The family
-/// exposes it for the continuous falloff only: the classic one jumps.
-#[inline(always)]
-pub fn simplex_4d_grad(cell: [i32; 4], local: [f32; 4], seed_h: u32, falloff: u32) -> NoiseGrad {
+/// CPU twin of `simplex_4d` in shaders/simplex.wgsl. Its own code rather than
+/// [`simplex_4d_grad`]'s value: that ran 2.2x slower per sample (measured).
+pub fn simplex_4d(cell: [i32; 4], local: [f32; 4], seed_h: u32, falloff: u32) -> f32 {
     let (rsq, scale) = simplex_falloff_4d(falloff);
     let s = ((local[0] + local[1]) + (local[2] + local[3])) * SIMPLEX_F4;
     let fl = local.map(|v| super::floor(v + s));
     let t = ((fl[0] + fl[1]) + (fl[2] + fl[3])) * SIMPLEX_G4;
     let d0 = [0, 1, 2, 3].map(|k| local[k] - (fl[k] - t));
-    // Rank each component among the four (ties to the lower axis): the simplex steps along
-    // the axes in decreasing order of d0.
+    let rank = simplex_4d_rank(d0);
+    let o1 = rank.map(|r| (r >= 3) as i32);
+    let o2 = rank.map(|r| (r >= 2) as i32);
+    let o3 = rank.map(|r| (r >= 1) as i32);
+    let d1 = [0, 1, 2, 3].map(|k| d0[k] - o1[k] as f32 + SIMPLEX_G4);
+    let d2 = [0, 1, 2, 3].map(|k| d0[k] - o2[k] as f32 + 2.0 * SIMPLEX_G4);
+    let d3 = [0, 1, 2, 3].map(|k| d0[k] - o3[k] as f32 + 3.0 * SIMPLEX_G4);
+    let c4 = 1.0 - 4.0 * SIMPLEX_G4;
+    let d4 = d0.map(|v| v - c4);
+    let i = [0, 1, 2, 3].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
+    let at = |o: [i32; 4]| hash_4d([0, 1, 2, 3].map(|k| i[k].wrapping_add(o[k])), seed_h);
+    let n0 = simplex_corner_4d(d0, at([0, 0, 0, 0]), rsq);
+    let n1 = simplex_corner_4d(d1, at(o1), rsq);
+    let n2 = simplex_corner_4d(d2, at(o2), rsq);
+    let n3 = simplex_corner_4d(d3, at(o3), rsq);
+    let n4 = simplex_corner_4d(d4, at([1, 1, 1, 1]), rsq);
+    scale * ((n0 + n1) + (n2 + n3) + n4)
+}
+
+/// The rank of each component of `d0` among the four (ties to the lower axis): the 4D
+/// simplex steps along the axes in decreasing order of d0, so corner k (1 to 3) is offset by
+/// 1 on the axes of rank 4 - k and above.
+#[inline(always)]
+fn simplex_4d_rank(d0: [f32; 4]) -> [u32; 4] {
     let mut rank = [0u32; 4];
     for a in 0..4 {
         for b in (a + 1)..4 {
@@ -258,6 +280,20 @@ pub fn simplex_4d_grad(cell: [i32; 4], local: [f32; 4], seed_h: u32, falloff: u3
             }
         }
     }
+    rank
+}
+
+/// CPU twin of `simplex_4d_grad` in shaders/simplex.wgsl: the value (`simplex_4d`'s, bit for
+/// bit) and its derivatives with respect to `local` (the unskewed offsets move one for one
+/// with it). The family exposes it for the continuous falloff only: the classic one jumps.
+#[inline(always)]
+pub fn simplex_4d_grad(cell: [i32; 4], local: [f32; 4], seed_h: u32, falloff: u32) -> NoiseGrad {
+    let (rsq, scale) = simplex_falloff_4d(falloff);
+    let s = ((local[0] + local[1]) + (local[2] + local[3])) * SIMPLEX_F4;
+    let fl = local.map(|v| super::floor(v + s));
+    let t = ((fl[0] + fl[1]) + (fl[2] + fl[3])) * SIMPLEX_G4;
+    let d0 = [0, 1, 2, 3].map(|k| local[k] - (fl[k] - t));
+    let rank = simplex_4d_rank(d0);
     let o1 = rank.map(|r| (r >= 3) as i32);
     let o2 = rank.map(|r| (r >= 2) as i32);
     let o3 = rank.map(|r| (r >= 1) as i32);
