@@ -209,8 +209,8 @@ fn derivatives_match_finite_differences_of_the_plain_sampler() {
     }
 }
 
-/// GPU against the CPU twin, every family variant in 2D and 3D with fBm, and every fractal
-/// kind over each family's default variant, in f32; then every output format once.
+/// GPU against the CPU twin, every family variant in 2D and 3D with fBm, every fractal kind
+/// over each family's default variant, and simplex 4D, in f32; then every output format once.
 #[test]
 fn gpu_analytic_normal_map_matches_cpu_twin() {
     let Some(ctx) = common::gpu() else { return };
@@ -227,6 +227,8 @@ fn gpu_analytic_normal_map_matches_cpu_twin() {
             }
         }
     }
+    // Simplex 4D (continuous falloff) has a gradient too.
+    cases.push(("simplex", json!({}), "simplex".into(), 4, "fbm"));
     let (mut worst_all, mut kinked) = (0.0f32, 0usize);
     for (i, (family, extra, label, dims, fractal)) in cases.iter().enumerate() {
         let seed = common::PARITY_SEEDS[i % common::PARITY_SEEDS.len()];

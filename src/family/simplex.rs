@@ -17,7 +17,7 @@ const PARAMS: &[ParamSpec] = &[ParamSpec {
         options: &["continuous", "classic"],
         default: "continuous",
     },
-    help: "corner kernel radius: continuous (r^2 = 1/2, the simplices' height: no jumps, differentiable) or classic (r^2 = 0.6 in 3D and 4D: jumps up to about 3e-3 where the simplex changes; no gradient); 2D is r^2 = 1/2 either way",
+    help: "corner kernel radius: continuous (r^2 = 1/2, the simplices' height: no jumps, differentiable) or classic (r^2 = 0.6 in 3D and 4D: jumps up to about 3.4e-3 where the simplex changes; no gradient); 2D is r^2 = 1/2 either way",
 }];
 
 /// Skew and unskew factors: (sqrt(n+1) - 1) / n and (n + 1 - sqrt(n+1)) / (n (n+1)).
