@@ -78,7 +78,7 @@ fn lines(dims: usize, count: usize) -> Vec<Line> {
         [123_456, -654_321, 99, -5],
         [i32::MAX, i32::MIN, i32::MAX - 1, 7],
     ];
-    let mut rng = Lcg(0x5EED_0F_C0_47_1A);
+    let mut rng = Lcg(0x5EED_0FC0_471A);
     (0..count)
         .map(|i| {
             let mut dir = [0.0; 4];
