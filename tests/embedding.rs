@@ -700,6 +700,19 @@ fn requirements_say_what_to_ask_the_device_for() {
     let raised = needs.raise(low.clone());
     assert!(needs.missing(&raised).is_empty());
     assert_eq!(raised.max_uniform_buffers_per_shader_stage, 4);
+    // wgpu's default limits run every preset up to 8192 x 8192 (the README says so).
+    for preset in noisegraph::presets::PRESETS {
+        let graph = noisegraph::presets::graph(preset.name).expect("preset");
+        let big = View::image(8192, 8192);
+        let needs = CompiledGraph::requirements(&graph, None, &big, &RunOptions::default())
+            .expect("requirements");
+        assert_eq!(
+            needs.missing(&wgpu::Limits::default()),
+            vec![],
+            "preset {}",
+            preset.name
+        );
+    }
 
     // A device created with exactly the raised limits runs the graph; one with the low
     // limits is refused with the same list.
