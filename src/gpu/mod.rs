@@ -11,6 +11,7 @@ mod execute;
 mod normal_map;
 mod pipeline;
 mod pool;
+mod probe;
 mod readback;
 mod requirements;
 mod stages;
@@ -25,6 +26,8 @@ pub use compiled::{CompiledGraph, NodeParam};
 pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_FIRST_RUN_WORK};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
 pub use pipeline::{PipelineCache, MAX_SPECIALIZED};
+#[doc(hidden)]
+pub use probe::FamilyProbe;
 pub use requirements::DeviceRequirements;
 pub use target::TargetView;
 
