@@ -412,12 +412,13 @@ function requestRender() {
   });
 }
 
-// At most two requests in flight: a third change waits for one of them and then sends the
-// newest state; the server drops a waiting request once a newer one from this page arrives,
-// and an answer older than one already shown is ignored.
+// At most three requests in flight: one rendering, one waiting on the server, and the newest,
+// whose arrival makes the server drop the waiting one. A change beyond that waits for an
+// answer and then sends the newest state. An answer older than one already shown is ignored.
+const MAX_IN_FLIGHT = 3;
 async function render() {
   if (!state.graph) return;
-  if (state.inFlight >= 2) {
+  if (state.inFlight >= MAX_IN_FLIGHT) {
     state.pending = true;
     return;
   }
