@@ -9,7 +9,7 @@ use super::hash::{hash_2d, hash_3d, hash_4d};
 use super::perlin::{
     perlin_grad_2d, perlin_grad_3d, perlin_gradient_2d, perlin_gradient_3d, GRADIENTS_IMPROVED,
 };
-use crate::family::{xy, xyz, SamplePoints, SampleRow};
+use super::sample::{xy, xyz, SamplePoints, SampleRow};
 
 /// 2D skew factor (sqrt(3) - 1) / 2.
 pub const SIMPLEX_F2: f32 = 0.366_025_42;

@@ -1,8 +1,8 @@
 use std::sync::Arc;
 
 use super::{
-    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, PointsSampler,
-    RowSampler, SamplePoints, SampleRow, Sampler,
+    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, NoiseGrad,
+    PointsSampler, RowSampler, SamplePoints, SampleRow, Sampler,
 };
 use crate::cpu::simplex::{
     simplex_2d, simplex_2d_grad, simplex_2d_row, simplex_3d, simplex_3d_grad, simplex_3d_row,
@@ -90,8 +90,8 @@ impl Family for Simplex {
     /// 2D and 3D only: 4D has no gradient variant.
     fn wgsl_grad_call(&self, dims: u32, _params: &FamilyParams) -> Option<String> {
         match dims {
-            2 => Some("simplex_2d_grad(cell.xy, local.xy, seed)".into()),
-            3 => Some("simplex_3d_grad(cell.xyz, local.xyz, seed)".into()),
+            2 => Some("noise_grad_xyz(simplex_2d_grad(cell.xy, local.xy, seed))".into()),
+            3 => Some("noise_grad_xyz(simplex_3d_grad(cell.xyz, local.xyz, seed))".into()),
             _ => None,
         }
     }
@@ -104,10 +104,10 @@ impl Family for Simplex {
     ) -> Option<GradSampler> {
         match dims {
             2 => Some(Box::new(|s| {
-                simplex_2d_grad(xy(s.cell), xy(s.local), s.seed)
+                NoiseGrad::from_xyz(simplex_2d_grad(xy(s.cell), xy(s.local), s.seed))
             })),
             3 => Some(Box::new(|s| {
-                simplex_3d_grad(xyz(s.cell), xyz(s.local), s.seed)
+                NoiseGrad::from_xyz(simplex_3d_grad(xyz(s.cell), xyz(s.local), s.seed))
             })),
             _ => None,
         }

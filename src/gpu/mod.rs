@@ -10,6 +10,7 @@ mod execute;
 mod normal_map;
 mod pipeline;
 mod pool;
+mod probe;
 mod readback;
 mod stages;
 mod target;
@@ -23,6 +24,8 @@ pub use compiled::{CompiledGraph, NodeParam};
 pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_FIRST_RUN_WORK};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
 pub use pipeline::{PipelineCache, MAX_SPECIALIZED};
+#[doc(hidden)]
+pub use probe::FamilyProbe;
 
 use crate::error::{Error, Result};
 use crate::field::Field;

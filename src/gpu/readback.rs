@@ -208,7 +208,7 @@ impl BandCopier<'_> {
 }
 
 /// Maps `slice` for reading once submission `index` is done.
-fn wait_for_mapping(
+pub(super) fn wait_for_mapping(
     device: &wgpu::Device,
     slice: wgpu::BufferSlice,
     index: wgpu::SubmissionIndex,
