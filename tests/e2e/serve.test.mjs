@@ -128,6 +128,8 @@ test('Save writes the file atomically; Save is off without a file', async () => 
   const saved = JSON.parse(readFileSync(file, 'utf8'));
   assert.equal(saved.seed, 99);
   assert.deepEqual(saved.nodes, GRAPH.nodes);
+  // Written as the examples are: one line per node.
+  assert.match(readFileSync(file, 'utf8'), /^ {4}\{ "id": "base", "type": "perlin", "frequency": 4 \},$/m);
   assert.deepEqual(readdirSync(dir), ['graph.json'], 'no temporary file is left');
   assert.doesNotMatch(await page.locator('#file-status').getAttribute('class'), /dirty/);
 

@@ -278,11 +278,33 @@ function updateTimeControls() {
 
 // ---------------------------------------------------------------------- editing the graph
 
+// JSON on one line, with a space after each colon and comma.
+function inline(v) {
+  if (Array.isArray(v)) return `[${v.map(inline).join(', ')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${inline(x)}`);
+    return entries.length ? `{ ${entries.join(', ')} }` : '{}';
+  }
+  return JSON.stringify(v);
+}
+
+// The graph as the examples write it: one line per top-level field and one per node.
+function formatGraph(g) {
+  if (!g || typeof g !== 'object' || Array.isArray(g)) return JSON.stringify(g, null, 2);
+  const lines = Object.entries(g).map(([k, v]) => {
+    if (k === 'nodes' && Array.isArray(v)) {
+      return `  "nodes": [${v.length ? `\n${v.map((n) => `    ${inline(n)}`).join(',\n')}\n  ` : ''}]`;
+    }
+    return `  ${JSON.stringify(k)}: ${inline(v)}`;
+  });
+  return `{\n${lines.join(',\n')}\n}\n`;
+}
+
 // After any change of the working graph: the JSON text follows, the cards are rebuilt when
 // the change alters which controls exist, and a render is asked for.
 function graphChanged({ structural = false, fromText = false } = {}) {
   if (!fromText) {
-    $('json').value = JSON.stringify(state.graph, null, 2);
+    $('json').value = formatGraph(state.graph);
     clearFieldError('json');
   }
   if (structural) buildControls();
