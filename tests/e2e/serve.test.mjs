@@ -243,3 +243,49 @@ test('the shown image is the answer to the newest request', async () => {
   await page.close();
   await again.close();
 });
+
+test('presets, renaming, 4D time, JSON syntax errors and downloads', async () => {
+  const { file } = graphFolder();
+  const { url } = await serve([file]);
+  const page = await open(browser, url);
+
+  // Renaming a node renames its references.
+  const id = page.locator('.node[data-card="base"] .node-id');
+  await id.fill('lattice');
+  await id.press('Enter');
+  await idle(page);
+  const renamed = JSON.parse(await page.locator('#json').inputValue());
+  assert.deepEqual(renamed.nodes.map((n) => n.id), ['lattice', 'terrain']);
+  assert.equal(renamed.nodes[1].source, 'lattice');
+  assert.equal(await page.locator('#preview').getAttribute('data-state'), 'ok');
+
+  // A 4D graph: z and w sliders; w sets `w` of every 4D node.
+  await page.locator('#json').fill(JSON.stringify({ seed: 1, output: 'n', nodes: [{ id: 'n', type: 'simplex', dims: 4, frequency: 3 }] }));
+  await idle(page);
+  assert.ok(await page.locator('#time-w').isVisible());
+  const w0 = await pixels(page);
+  await page.locator('#w-slider').fill('1.5');
+  await idle(page);
+  assert.equal(JSON.parse(await page.locator('#json').inputValue()).nodes[0].w, 1.5);
+  assert.ok(differing(w0, await pixels(page)) > 1000);
+
+  // Broken JSON: the error at the text, the controls locked, the image kept.
+  await page.locator('#json').fill('{"seed": 1, "output": ');
+  assert.match(await page.locator('.row[data-field="json"] .err').textContent(), /JSON syntax/);
+  assert.match(await page.locator('#graph-panel').getAttribute('class'), /locked/);
+
+  // A preset replaces the graph; Download PNG gives bake's pixels for it, Download JSON its text.
+  await page.locator('#preset').selectOption('cells');
+  await idle(page);
+  assert.equal(await page.locator('#preview').getAttribute('data-state'), 'ok');
+  assert.doesNotMatch(await page.locator('#graph-panel').getAttribute('class') ?? '', /locked/);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.locator('#download-png').click()]);
+  const bytes = readFileSync(await png.path());
+  assert.deepEqual([...bytes.subarray(1, 4)], [...Buffer.from('PNG')]);
+  assert.equal(bytes.readUInt32BE(16), 128, 'PNG width');
+  const [json] = await Promise.all([page.waitForEvent('download'), page.locator('#download-json').click()]);
+  assert.equal(json.suggestedFilename(), 'graph.json');
+  assert.equal(JSON.parse(readFileSync(await json.path(), 'utf8')).output, JSON.parse(await page.locator('#json').inputValue()).output);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
