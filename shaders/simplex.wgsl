@@ -29,7 +29,7 @@ const SIMPLEX_R2_CLASSIC: f32 = 0.6;
 const INV_SQRT3: f32 = 0.57735026918962576;
 
 fn simplex_corner_2d(d: vec2<f32>, h: u32) -> f32 {
-    let t = max(0.5 - dot(d, d), 0.0);
+    let t = max(SIMPLEX_R2 - dot(d, d), 0.0);
     let t2 = t * t;
     return t2 * t2 * perlin_grad_2d(h, d, GRADIENTS_IMPROVED);
 }
@@ -222,7 +222,7 @@ fn simplex_4d_grad(cell: vec4<i32>, local: vec4<f32>, seed_h: u32, falloff: u32)
 // t^4 g - 8 t^3 (g . d) d (zero, like the term, outside the radius where t is clamped to 0).
 
 fn simplex_corner_grad_2d(d: vec2<f32>, h: u32) -> vec4<f32> {
-    let t = max(0.5 - dot(d, d), 0.0);
+    let t = max(SIMPLEX_R2 - dot(d, d), 0.0);
     let t2 = t * t;
     let n = perlin_grad_2d(h, d, GRADIENTS_IMPROVED);
     let g = perlin_gradient_2d(h, GRADIENTS_IMPROVED);

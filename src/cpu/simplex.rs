@@ -56,7 +56,7 @@ const INV_SQRT3: f32 = 0.577_350_26;
 
 #[inline(always)]
 fn simplex_corner_2d(d: [f32; 2], h: u32) -> f32 {
-    let t = (0.5 - (d[0] * d[0] + d[1] * d[1])).max(0.0);
+    let t = (SIMPLEX_R2 - (d[0] * d[0] + d[1] * d[1])).max(0.0);
     let t2 = t * t;
     t2 * t2 * perlin_grad_2d(h, d, GRADIENTS_IMPROVED)
 }
@@ -321,7 +321,7 @@ pub fn simplex_4d_grad(cell: [i32; 4], local: [f32; 4], seed_h: u32, falloff: u3
 
 #[inline(always)]
 fn simplex_corner_grad_2d(d: [f32; 2], h: u32) -> [f32; 4] {
-    let t = (0.5 - (d[0] * d[0] + d[1] * d[1])).max(0.0);
+    let t = (SIMPLEX_R2 - (d[0] * d[0] + d[1] * d[1])).max(0.0);
     let t2 = t * t;
     let n = perlin_grad_2d(h, d, GRADIENTS_IMPROVED);
     let g = perlin_gradient_2d(h, GRADIENTS_IMPROVED);
