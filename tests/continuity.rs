@@ -318,7 +318,7 @@ fn check_value(label: &str, documented: Expect, jump: &Jump, limit: f64) {
             "{label}: documented jumps ({why}) not found (largest {:.2e}): the scan misses jumps",
             jump.size
         ),
-        Expect::Exempt(_) => {}
+        Expect::Exempt(why) => eprintln!("{label}: exempt ({why}); largest jump {:.2e}", jump.size),
     }
 }
 
