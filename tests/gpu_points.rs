@@ -74,7 +74,7 @@ fn gpu_gradients_agree_with_the_cpu() {
                 .err()
                 .expect("refused")
                 .to_string();
-            assert!(err.contains("no analytic gradient"), "{err}");
+            assert!(err.contains("cannot be differentiated"), "{err}");
             continue;
         }
         checked += 1;

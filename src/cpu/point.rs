@@ -239,12 +239,11 @@ impl PointProgram {
         for stage in &self.stages {
             if let PointStage::Generate(g) = stage {
                 if g.grad.is_none() {
+                    let (dims, params) = (g.chain.dims(), &g.chain.source.params);
                     return Err(Error::InvalidRequest(format!(
-                        "node '{}': the {} family has no analytic gradient in {}D, so '{}' \
-                         cannot be differentiated (value, Perlin and simplex 2D/3D can)",
+                        "node '{}': {}, so '{}' cannot be differentiated",
                         g.node,
-                        g.chain.family.name(),
-                        g.chain.dims(),
+                        g.chain.family.no_gradient_reason(dims, params),
                         self.node
                     )));
                 }

@@ -88,7 +88,7 @@ impl GpuPointQuery {
         if gradient {
             if let Some(why) = &module.no_gradient {
                 return Err(Error::InvalidRequest(format!(
-                    "{why}, so '{}' cannot be differentiated (value, Perlin and simplex 2D/3D can)",
+                    "{why}, so '{}' cannot be differentiated",
                     module.node
                 )));
             }
@@ -222,21 +222,7 @@ impl GpuPointQuery {
             encoder.copy_buffer_to_buffer(&results, 0, &staging, 0, bytes.max(4));
             let index = self.ctx.queue().submit(Some(encoder.finish()));
             let slice = staging.slice(..);
-            let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
-            slice.map_async(wgpu::MapMode::Read, move |r| {
-                let _ = sender.send(r);
-            });
-            device
-                .poll(wgpu::PollType::Wait {
-                    submission_index: Some(index),
-                    timeout: None,
-                })
-                .map_err(|e| Error::Gpu(format!("waiting for the point query failed: {e}")))?;
-            match pollster::block_on(receiver.receive()) {
-                Some(Ok(())) => {}
-                Some(Err(e)) => return Err(Error::Gpu(format!("mapping the results failed: {e}"))),
-                None => return Err(Error::Gpu("the results' mapping was dropped".into())),
-            }
+            super::readback::wait_for_mapping(device, slice, index)?;
             {
                 let view = slice
                     .get_mapped_range()

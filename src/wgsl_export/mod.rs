@@ -246,10 +246,9 @@ impl<'a> Module<'a> {
                         .is_none()
                 {
                     module.no_gradient = Some(format!(
-                        "node '{}': the {} family has no analytic gradient in {}D",
+                        "node '{}': {}",
                         stage.node,
-                        g.family.name(),
-                        g.dims()
+                        g.family.no_gradient_reason(g.dims(), &g.source.params)
                     ));
                 }
             }
