@@ -478,15 +478,15 @@ fn nodes_without_an_analytic_gradient_are_refused_by_name() {
         { "id": "dy", "type": "simplex", "frequency": 2, "seed_offset": 1 },
         { "id": "warped", "type": "warp", "source": "base", "displace": ["dx", "dy"], "amplitude": 0.1 },
         { "id": "sum", "type": "add", "inputs": ["base", "dx"] },
-        { "id": "cells", "type": "cellular", "frequency": 4 },
-        { "id": "cells_fbm", "type": "fbm", "source": "cells", "octaves": 3 },
+        { "id": "os", "type": "opensimplex2", "frequency": 4 },
+        { "id": "os_fbm", "type": "fbm", "source": "os", "octaves": 3 },
         { "id": "s4", "type": "simplex", "dims": 4, "frequency": 4 }
     ]}))
     .expect("graph");
     assert_refused(&g, None, "warped", "warp");
     assert_refused(&g, Some("sum"), "sum", "point-wise 'add'");
-    assert_refused(&g, Some("cells"), "cells", "family 'cellular'");
-    assert_refused(&g, Some("cells_fbm"), "cells_fbm", "source 'cells'");
+    assert_refused(&g, Some("os"), "os", "family 'opensimplex2'");
+    assert_refused(&g, Some("os_fbm"), "os_fbm", "source 'os'");
     assert_refused(&g, Some("s4"), "s4", "4D");
     // The generators inside the graph are fine.
     let view = View::image(8, 8);
@@ -610,8 +610,8 @@ fn cli_bakes_analytic_and_central_normal_maps() {
     assert_eq!(run.status.code(), Some(2));
 }
 
-/// A family has a WGSL gradient exactly where it has a CPU one, and value, Perlin and
-/// simplex have both in 2D and 3D.
+/// A family has a WGSL gradient exactly where it has a CPU one: value, Perlin and simplex in
+/// 2D and 3D, cellular, gabor, phasor, wave and wavelet in every dims they have.
 #[test]
 fn gradient_variants_come_in_twins() {
     for fam in noisegraph::family::registry() {
@@ -627,7 +627,11 @@ fn gradient_variants_come_in_twins() {
                 )
                 .is_some();
             assert_eq!(wgsl, cpu, "{} {dims}D", fam.name());
-            let expected = matches!(fam.name(), "value" | "perlin" | "simplex") && dims <= 3;
+            let expected = match fam.name() {
+                "value" | "perlin" | "simplex" => dims <= 3,
+                "cellular" | "gabor" | "phasor" | "wave" | "wavelet" => true,
+                _ => false,
+            };
             assert_eq!(wgsl, expected, "{} {dims}D", fam.name());
         }
     }

@@ -5,11 +5,11 @@ use super::gabor::{
     ORIENTATION_ISOTROPIC,
 };
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, RowSampler, SamplePoint,
-    SampleRow, Sampler,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec,
+    RowSampler, SamplePoint, SampleRow, Sampler,
 };
 use crate::cpu::gabor::gabor_row;
-use crate::cpu::phasor::{phasor_2d, phasor_3d, phasor_of_sum};
+use crate::cpu::phasor::{phasor_2d, phasor_2d_grad, phasor_3d, phasor_3d_grad, phasor_of_sum};
 
 /// Phasor noise (Tricard et al. 2019): the phase of the complex Gabor sum through a profile.
 pub struct Phasor;
@@ -122,6 +122,51 @@ impl Family for Phasor {
             }),
             _ => Box::new(move |row: &SampleRow, out: &mut [f32]| {
                 gabor_row::<3>(row, &k, iso, true, out, |z| phasor_of_sum(z, profile))
+            }),
+        })
+    }
+    fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
+        let args = kernel_wgsl_args(params);
+        let profile = params.choice("profile");
+        Some(match dims {
+            2 => format!("phasor_2d_grad(cell.xy, local.xy, seed, period.xy, {args}, {profile}u)"),
+            _ => {
+                format!("phasor_3d_grad(cell.xyz, local.xyz, seed, period.xyz, {args}, {profile}u)")
+            }
+        })
+    }
+    fn cpu_grad_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        let k = kernel_from_uniforms(&uniforms);
+        let iso = params.choice("orientation") == ORIENTATION_ISOTROPIC;
+        let profile = params.choice("profile");
+        Some(match dims {
+            2 => Box::new(move |s: &SamplePoint| {
+                phasor_2d_grad(
+                    xy(s.cell),
+                    xy(s.local),
+                    s.seed,
+                    xy(s.period),
+                    &k,
+                    iso,
+                    profile,
+                )
+            }),
+            _ => Box::new(move |s: &SamplePoint| {
+                phasor_3d_grad(
+                    xyz(s.cell),
+                    xyz(s.local),
+                    s.seed,
+                    xyz(s.period),
+                    &k,
+                    iso,
+                    profile,
+                )
             }),
         })
     }
