@@ -7,6 +7,9 @@
 // cells its truncation disk touches. env is the Gaussian exp(-pi a^2 r^2) truncated where it
 // falls to 0.05 (Lagae's radius 0.9765 / a) and shifted down by that 0.05 so the field stays
 // continuous at the cut. The complex sum (cos and sin parts) also serves phasor noise.
+// exp is exp_nonpositive, a polynomial (the CPU twin's), so that both paths evaluate the same
+// envelope: the driver's built-in exp differs by a few ulps, which phasor noise amplifies
+// near its singular points.
 //
 // Gradient form (gabor_2d_grad, gabor_3d_grad; gabor_sum_*_grad for phasor): per impulse,
 // d/dx [env cos(2 pi t)] = env' 2 d cos(2 pi t) - env 2 pi f0 sin(2 pi t) u with
@@ -20,6 +23,22 @@
 //   dir = fixed unit direction of the anisotropic kernel
 
 const GABOR_MAX_IMPULSES: u32 = 256u;
+
+// ln 2 in two parts (Cody and Waite), so that k ln 2 is subtracted almost exactly.
+const EXP_LOG2_E: f32 = 1.442695f;
+const EXP_LN2_HI: f32 = 0.6933594f;
+const EXP_LN2_LO: f32 = -0.00021219444f;
+
+// e^x for x <= 0 (below -87, e^-87), within 2.5e-7 relative of exp: range reduction by powers
+// of 2 and a degree-6 polynomial, the CPU twin's operations.
+fn exp_nonpositive(x_in: f32) -> f32 {
+    let x = select(-87.0, x_in, x_in > -87.0);
+    let kf = floor(x * EXP_LOG2_E + 0.5);
+    let r = (x - kf * EXP_LN2_HI) - kf * EXP_LN2_LO;
+    let p = 1.0 + r * (1.0 + r * (0.5 + r * (0.16666667f + r * (0.041666668f + r * (0.008333334f + r * 0.0013888889f)))));
+    // 2^k: k in [-126, 0] is a normal exponent.
+    return p * bitcast<f32>(u32(i32(kf) + 127) << 23u);
+}
 
 fn gabor_direction_2d(state: ptr<function, u32>, dir: vec4<f32>, isotropic: bool) -> vec2<f32> {
     if (!isotropic) {
@@ -54,7 +73,7 @@ struct GaborSum {
 // Adds the kernel of an impulse at offset d = sample - impulse (r2 = |d|^2, along = u.d,
 // weight w, direction u) to `sum`; the sin part only when `complex`.
 fn gabor_add_impulse(sum: ptr<function, GaborSum>, d: vec3<f32>, r2: f32, along: f32, w: f32, u: vec3<f32>, k0: vec4<f32>, complex: bool) {
-    let e = exp(-k0.y * r2);
+    let e = exp_nonpositive(-k0.y * r2);
     let env = w * (e - k0.z) * k0.w;
     let t = k0.x * along;
     let c = cos_turns(t);

@@ -98,7 +98,8 @@ fn for_each_impulse<const DIMS: usize>(
 /// e^x for x <= 0 (below -87, e^-87), within 2.5e-7 relative of `f32::exp`: range reduction
 /// by powers of 2 and a degree-6 polynomial, without branches, so that a row's samples
 /// evaluate side by side (`f32::exp` is a library call per sample). The envelopes' arguments
-/// lie in [ln(cutoff), 0] = [-3, 0]; WGSL's `exp` in the kernel agrees within its own error.
+/// lie in [ln(cutoff), 0] = [-3, 0]. Twin of `exp_nonpositive` in shaders/gabor.wgsl: the
+/// kernel evaluates the same polynomial, not the driver's `exp`.
 #[inline(always)]
 pub fn exp_nonpositive(x: f32) -> f32 {
     const LOG2_E: f32 = std::f32::consts::LOG2_E;

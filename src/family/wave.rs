@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use super::phasor::PHASE_DISCONTINUITY_ALLOWANCE;
+use super::phasor::profile_allowance;
 use super::{
     xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, ParamValue,
     SamplePoint, Sampler,
@@ -271,9 +271,11 @@ impl Family for Wave {
         }
     }
     fn discontinuity_allowance(&self, _dims: u32, params: &FamilyParams) -> f64 {
-        // The plain sum is continuous; a profile of the phase has jumps and singular points.
+        // The plain sum is continuous; the sawtooth and square profiles of the phase jump
+        // (the phasor profiles' allowance; option 0 is `none`, the others are the profile
+        // codes plus one).
         match params.values.get("profile") {
-            Some(ParamValue::Choice(p)) if *p != PROFILE_NONE => PHASE_DISCONTINUITY_ALLOWANCE,
+            Some(ParamValue::Choice(p)) if *p != PROFILE_NONE => profile_allowance(*p - 1),
             _ => 0.0,
         }
     }
