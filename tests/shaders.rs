@@ -179,10 +179,10 @@ fn every_wgsl_file_validates_as_assembled() {
             for params in variants {
                 let mut stage = stage_for(*fam, dims, params.clone());
                 // The analytic normal pass, for families with a gradient variant and no
-                // auxiliary table (it binds none; `analytic_chain` refuses those): every
-                // output format, with and without a period.
-                let aux = stage.family.aux_data(dims, &params, 1).is_some();
-                if fam.wgsl_grad_call(dims, &params).is_some() && !aux {
+                // auxiliary table (the pass refuses those: it binds none): every output
+                // format, with and without a period.
+                let has_aux = fam.aux_data(dims, &params, 1).is_some();
+                if fam.wgsl_grad_call(dims, &params).is_some() && !has_aux {
                     covered.insert("analytic_normal.wgsl".into());
                     for period in [None, Some([4; 4])] {
                         stage.source.period = period;
@@ -198,13 +198,14 @@ fn every_wgsl_file_validates_as_assembled() {
                         }
                     }
                     stage.source.period = None;
-                } else if !aux {
+                } else if !has_aux {
                     assert!(
                         analytic_normal_source(&stage, "rgba16float").is_none(),
                         "{} {dims}D has no gradient variant, so no analytic source",
                         fam.name()
                     );
                 }
+                let aux = stage.family.aux_data(dims, &params, 1).is_some();
                 for volume in [false, true] {
                     for partial in [false, true] {
                         for displace in [0, dims.min(4)] {

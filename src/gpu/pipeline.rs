@@ -241,7 +241,7 @@ impl PipelineCache {
     /// The pipeline of `specialized` (a kernel with its numbers compiled in) when `now`, when
     /// it is held already, or when it was asked for before; else the pipeline of `generic`
     /// (the same kernel reading its numbers from uniforms), noting the request.
-    pub fn get_specialized(
+    pub(crate) fn get_specialized(
         &self,
         device: &wgpu::Device,
         generic: &str,
@@ -292,7 +292,7 @@ impl PipelineCache {
     }
 
     /// The pipeline for `source`, compiled on first use.
-    pub fn get(
+    pub(crate) fn get(
         &self,
         device: &wgpu::Device,
         source: &str,
