@@ -7,9 +7,12 @@
 
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use noisegraph::engine::run_cpu;
+use noisegraph::gpu::{GpuPoint, GpuPointQuery};
 use noisegraph::query::PointQuery;
-use noisegraph::{NoiseGraph, Plan, View};
+use noisegraph::{GpuContext, NoiseGraph, Plan, View};
 
 const RUNS: usize = 7;
 
@@ -107,6 +110,62 @@ fn main() -> noisegraph::Result<()> {
         "CPU query with gradients:        {:8.2} ms  {:7.1} Msamples/s",
         gradients.as_secs_f64() * 1e3,
         rate(n, gradients)
+    );
+    gpu(&graph, &positions)
+}
+
+/// The GPU point query: `run` (split on the host, upload, dispatch, readback) and the
+/// dispatch alone on points already on the device (`record`, submitted and waited for).
+fn gpu(graph: &NoiseGraph, positions: &[f64]) -> noisegraph::Result<()> {
+    let ctx = match GpuContext::new() {
+        Ok(ctx) => Arc::new(ctx),
+        Err(e) => {
+            println!("GPU: none ({e})");
+            return Ok(());
+        }
+    };
+    let n = positions.len() / 2;
+    let query = GpuPointQuery::new(ctx.clone(), graph, None, false)?;
+    let run = time(|| {
+        query.run(positions).expect("GPU query");
+    });
+    println!(
+        "GPU query ({}), upload + readback: {:8.2} ms  {:7.1} Msamples/s",
+        ctx.describe(),
+        run.as_secs_f64() * 1e3,
+        rate(n, run)
+    );
+    use wgpu::util::DeviceExt;
+    let device = ctx.device();
+    let points: Vec<GpuPoint> = positions
+        .chunks(2)
+        .map(|p| GpuPoint::split(p).expect("split"))
+        .collect();
+    let points = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("points"),
+        contents: bytemuck::cast_slice(&points),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let out = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("values"),
+        size: 4 * n as u64,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let dispatch = time(|| {
+        let mut encoder = device.create_command_encoder(&Default::default());
+        query
+            .record(&mut encoder, &points, &out, n as u32)
+            .expect("record");
+        ctx.queue().submit(Some(encoder.finish()));
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("wait");
+    });
+    println!(
+        "GPU query, dispatch only (record): {:8.2} ms  {:7.1} Msamples/s",
+        dispatch.as_secs_f64() * 1e3,
+        rate(n, dispatch)
     );
     Ok(())
 }

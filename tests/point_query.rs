@@ -236,17 +236,20 @@ fn gradients_follow_the_values() {
 fn a_graph_without_gradients_is_refused_naming_the_node() {
     let graph = NoiseGraph::from_json(
         r#"{"seed": 1, "output": "sum", "nodes": [
-            {"id": "p", "type": "perlin", "frequency": 2},
-            {"id": "cells", "type": "cellular", "frequency": 4},
-            {"id": "sum", "type": "add", "inputs": ["p", "cells"]}]}"#,
+            {"id": "p", "type": "perlin", "dims": 3, "frequency": 2},
+            {"id": "jumpy", "type": "simplex", "dims": 3, "frequency": 4, "falloff": "classic"},
+            {"id": "sum", "type": "add", "inputs": ["p", "jumpy"]}]}"#,
     )
     .unwrap();
     let query = PointQuery::new(&graph, None).unwrap();
-    let err = query.gradients(&[0.5, 0.5]).unwrap_err().to_string();
-    assert!(err.contains("'cells'") && err.contains("cellular"), "{err}");
+    let err = query.gradients(&[0.5, 0.5, 0.5]).unwrap_err().to_string();
+    assert!(
+        err.contains("'jumpy'") && err.contains("falloff 'classic'") && err.contains("'sum'"),
+        "{err}"
+    );
     // The perlin input alone differentiates.
     let perlin = PointQuery::new(&graph, Some("p")).unwrap();
-    assert_eq!(perlin.gradients(&[0.5, 0.5]).unwrap().len(), 3);
+    assert_eq!(perlin.gradients(&[0.5, 0.5, 0.5]).unwrap().len(), 4);
 }
 
 #[test]

@@ -128,3 +128,48 @@ fn gradients_are_exported_where_the_families_have_them() {
     }
     assert!(with >= 20);
 }
+
+/// Which graphs need the storage binding, as the README lists them: wavelet's default tile,
+/// OpenSimplex2 smooth 4D and wave past 1024 waves; everything else inlines its table.
+#[test]
+fn only_tables_over_the_inline_limit_need_the_storage_binding() {
+    use serde_json::json;
+    let needs_binding = |node: serde_json::Value| {
+        let graph = common::single_node(3, node.clone());
+        let module = export_wgsl(&graph, &WgslOptions::new("height")).unwrap();
+        assert_eq!(
+            module.tables.is_some(),
+            module.source.contains("var<storage, read> height_tables"),
+            "{node}"
+        );
+        module.tables.is_some()
+    };
+    for (node, expected) in [
+        (json!({"type": "wavelet"}), true),
+        (json!({"type": "wavelet", "tile": 64}), false),
+        (json!({"type": "wavelet", "dims": 3, "tile": 16}), false),
+        (json!({"type": "wavelet", "dims": 3, "tile": 32}), true),
+        (
+            json!({"type": "opensimplex2", "dims": 4, "variant": "smooth"}),
+            true,
+        ),
+        (json!({"type": "opensimplex2", "dims": 4}), false),
+        (
+            json!({"type": "opensimplex2", "dims": 3, "variant": "smooth"}),
+            false,
+        ),
+        (json!({"type": "opensimplex2"}), false),
+        (json!({"type": "wave"}), false),
+        (json!({"type": "wave", "waves": 1024}), false),
+        (json!({"type": "wave", "waves": 1025}), true),
+        (json!({"type": "wave", "dims": 3, "waves": 1025}), true),
+        (json!({"type": "value"}), false),
+        (json!({"type": "perlin", "dims": 3}), false),
+        (json!({"type": "simplex", "dims": 4}), false),
+        (json!({"type": "cellular"}), false),
+        (json!({"type": "gabor"}), false),
+        (json!({"type": "phasor"}), false),
+    ] {
+        assert_eq!(needs_binding(node.clone()), expected, "{node}");
+    }
+}

@@ -285,7 +285,9 @@ fn the_exported_gradient_agrees_with_the_cpu_point_query() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for case in catalog::all() {
-        let module = export_wgsl(&case.graph, &WgslOptions::new("height")).unwrap();
+        let mut options = WgslOptions::new("height");
+        options.table_binding = [1, 0];
+        let module = export_wgsl(&case.graph, &options).unwrap();
         if module.no_gradient.is_some() {
             continue;
         }
@@ -295,7 +297,8 @@ fn the_exported_gradient_agrees_with_the_cpu_point_query() {
         let pipeline = pipeline(&ctx, &source);
         let query = PointQuery::new(&case.graph, None).unwrap();
         for (view, precise) in views() {
-            let gpu = run(&ctx, &pipeline, None, &view, precise, 1 + dims);
+            let tables = module.tables.as_ref().map(|t| t.data.as_slice());
+            let gpu = run(&ctx, &pipeline, tables, &view, precise, 1 + dims);
             let pixels: Vec<f64> = (0..view.size[1])
                 .flat_map(|y| (0..view.size[0]).flat_map(move |x| [x as f64, y as f64]))
                 .collect();
