@@ -108,3 +108,12 @@ pub fn gpu_field(graph: &NoiseGraph, view: &View) -> Option<noisegraph::Field> {
     let plan = Plan::new(graph, None).expect("plan");
     Some(ctx.run(&plan, view, &Default::default()).expect("gpu run"))
 }
+
+/// A per-axis list for a `dims`-dimensional node: `values`, its last number repeated up to
+/// `dims` entries (the graph format takes exactly one number per axis).
+pub fn axes(values: &[f64], dims: u32) -> serde_json::Value {
+    let last = *values.last().expect("at least one value");
+    serde_json::json!((0..dims as usize)
+        .map(|i| values.get(i).copied().unwrap_or(last))
+        .collect::<Vec<f64>>())
+}
