@@ -64,6 +64,8 @@ impl Failure {
 }
 
 pub fn main() -> i32 {
+    // Before any other thread exists: it may set an environment variable.
+    noisegraph::gpu::quiet_headless_probe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Bake(args) => bake::run(*args),
