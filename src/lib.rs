@@ -25,6 +25,7 @@ pub mod family;
 pub mod field;
 pub mod gpu;
 pub mod graph;
+pub mod memory;
 pub mod parity;
 pub mod presets;
 pub mod tiling;

@@ -92,6 +92,56 @@ fn field_texture_descriptor<'a>(view: &View, label: &'a str) -> wgpu::TextureDes
     }
 }
 
+/// Error scopes around a run: out-of-memory, validation and internal errors of everything
+/// created, recorded and submitted while they are pushed come back from [`RunScopes::pop`]
+/// as an [`Error`], instead of reaching the device's uncaptured-error handler (wgpu's
+/// default panics).
+pub(crate) struct RunScopes(Vec<wgpu::ErrorScopeGuard>);
+
+impl RunScopes {
+    pub(crate) fn push(device: &wgpu::Device) -> Self {
+        RunScopes(
+            [
+                wgpu::ErrorFilter::OutOfMemory,
+                wgpu::ErrorFilter::Validation,
+                wgpu::ErrorFilter::Internal,
+            ]
+            .into_iter()
+            .map(|f| device.push_error_scope(f))
+            .collect(),
+        )
+    }
+
+    /// Pops the scopes (innermost first) and returns what they caught: running out of memory
+    /// first (the validation errors it causes downstream are its consequences), else the
+    /// first error.
+    pub(crate) fn pop(mut self, plan: &Plan, view: &View) -> Result<()> {
+        let mut caught = Vec::new();
+        while let Some(scope) = self.0.pop() {
+            caught.extend(pollster::block_on(scope.pop()));
+        }
+        let out_of_memory = caught
+            .iter()
+            .position(|e| matches!(e, wgpu::Error::OutOfMemory { .. }));
+        let reported = match out_of_memory {
+            Some(i) => Some(caught.swap_remove(i)),
+            None => caught.into_iter().next(),
+        };
+        match reported {
+            None => Ok(()),
+            Some(wgpu::Error::OutOfMemory { .. }) => Err(Error::Gpu(format!(
+                "the GPU device ran out of memory for {} field texture(s) of {}x{}x{} ({} MiB each); bake a smaller size, an image in tiles (--tile N), or on the CPU path (--backend cpu)",
+                plan.stages.len(),
+                view.size[0],
+                view.size[1],
+                view.size[2],
+                view.pixel_count() * 4 >> 20
+            ))),
+            Some(e) => Err(Error::Gpu(format!("running the plan failed: {e}"))),
+        }
+    }
+}
+
 impl GpuContext {
     /// Checks that a view fits this device's limits; the error names the limit.
     pub fn check_view(&self, view: &View) -> Result<()> {
@@ -183,14 +233,10 @@ impl GpuContext {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("noisegraph plan"),
             });
-        let scope = self
-            .device()
-            .push_error_scope(wgpu::ErrorFilter::Validation);
+        let scopes = RunScopes::push(self.device());
         let output = self.encode_plan(&mut encoder, plan, view, options)?;
         self.queue().submit(Some(encoder.finish()));
-        if let Some(err) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("running the plan failed: {err}")));
-        }
+        scopes.pop(plan, view)?;
         let fields = which
             .iter()
             .map(|&i| {
@@ -234,8 +280,10 @@ impl GpuContext {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("noisegraph plan"),
             });
+        let scopes = RunScopes::push(self.device());
         let output = self.encode_plan(&mut encoder, plan, view, options)?;
         let index = self.queue().submit(Some(encoder.finish()));
+        scopes.pop(plan, view)?;
         self.device()
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(index),

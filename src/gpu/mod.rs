@@ -60,6 +60,11 @@ impl GpuContext {
             })
             .await
             .map_err(|e| Error::Gpu(format!("request_device failed: {e}")))?;
+        // Runs catch their errors in error scopes; anything else is reported, not a panic
+        // (wgpu's default handler panics).
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+            eprintln!("noisegraph: GPU error: {e}");
+        }));
         Ok(Self::from_device(device, queue))
     }
 
