@@ -311,7 +311,10 @@ impl StreamWriter {
             message: e.to_string(),
         };
         let open = || -> Result<BufWriter<File>> {
-            Ok(BufWriter::with_capacity(1 << 20, create_partial(&tmp, path)?))
+            Ok(BufWriter::with_capacity(
+                1 << 20,
+                create_partial(&tmp, path)?,
+            ))
         };
         let [w, h, d] = size;
         let encoder = match format {
@@ -351,7 +354,10 @@ impl StreamWriter {
                 // Buffered whole, then expanded to RGB for the encoder: 16 bytes a pixel.
                 let pixels = w as u64 * h as u64 * d as u64;
                 crate::memory::check_available(
-                    &format!("the EXR file {} ({w}x{h}x{d}, encoded whole)", path.display()),
+                    &format!(
+                        "the EXR file {} ({w}x{h}x{d}, encoded whole)",
+                        path.display()
+                    ),
                     pixels * 16,
                 )?;
                 Encoder::Exr(Vec::new())
@@ -546,7 +552,9 @@ pub fn is_complete(path: &Path, format: Format, size: [u32; 3]) -> bool {
             .and_then(|r| r.with_guessed_format().ok())
             .filter(|r| r.format() == Some(image::ImageFormat::OpenExr))
             .and_then(|r| r.into_dimensions().ok())
-            .is_some_and(|dims| u64::from(dims.0) == w as u64 && u64::from(dims.1) == h as u64 * d as u64),
+            .is_some_and(|dims| {
+                u64::from(dims.0) == w as u64 && u64::from(dims.1) == h as u64 * d as u64
+            }),
     }
 }
 

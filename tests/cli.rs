@@ -89,11 +89,7 @@ fn manifest_failures_are_counted_and_the_rest_run() {
             "cpu",
         ],
     );
-    assert_eq!(
-        out.status.code(),
-        Some(6),
-        "exit code = number of failed jobs"
-    );
+    assert_eq!(out.status.code(), Some(3), "exit code 3: some jobs failed");
     let err = stderr(&out);
     for needle in [
         "entry 1",
@@ -441,7 +437,7 @@ fn a_killed_bake_leaves_nothing_under_the_final_name() {
 fn a_failed_bake_leaves_no_file_at_all() {
     let dir = workdir("atomic_error");
     write_graph(&dir, "g.json");
-    // The output's final name is a folder: the rename fails after the data is written.
+    // The output's final name is a folder: refused before anything is written.
     std::fs::create_dir(dir.join("taken.npy")).unwrap();
     std::fs::write(dir.join("taken.npy/keep"), "x").unwrap();
     let out = run(
@@ -457,12 +453,14 @@ fn a_failed_bake_leaves_no_file_at_all() {
             "cpu",
         ],
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
     assert_eq!(
         listing(&dir),
         ["g.json", "taken.npy"],
         "no temporary file left behind"
     );
+    assert_eq!(listing(&dir.join("taken.npy")), ["keep"]);
 }
 
 #[test]

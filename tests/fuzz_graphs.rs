@@ -251,7 +251,7 @@ fn random_graph(rng: &mut Rng) -> Value {
             }
             1 => {
                 let source = reference(rng, &families);
-                let source_dims = source.as_str().map_or(2, |s| dims_of(s));
+                let source_dims = source.as_str().map_or(2, &dims_of);
                 generators.push((id.clone(), source_dims));
                 let mut m = json!({"id": id, "type": rng.pick(&["fbm", "ridged", "billow"]),
                                    "source": source});

@@ -18,8 +18,8 @@ use noisegraph::tiling::{Shard, TileGrid};
 use noisegraph::{Backend, Executor, NoiseGraph, Plan, RunOptions, View};
 
 use super::job::{
-    check_inside, check_job, extension, job_from_entry, parse_format, parse_normalize,
-    view_from, Defaults, GraphSource, Job,
+    check_inside, check_job, extension, job_from_entry, parse_format, parse_normalize, view_from,
+    Defaults, GraphSource, Job,
 };
 use super::Failure;
 
@@ -109,10 +109,11 @@ const MAX_SLOPE: f64 = 1e18;
 fn check_height_scale(height_scale: f32, range: (f32, f32), view: &View) -> Result<(), Failure> {
     let scale = f64::from(height_scale);
     let span = f64::from(range.1) - f64::from(range.0);
-    let spacing = (view.extent[0] / f64::from(view.size[0]))
-        .min(view.extent[1] / f64::from(view.size[1]));
+    let spacing =
+        (view.extent[0] / f64::from(view.size[0])).min(view.extent[1] / f64::from(view.size[1]));
     let slope = scale.abs() * span / spacing;
-    if !scale.is_finite() || !(slope.is_finite() && slope <= MAX_SLOPE) {
+    let steep = slope.is_nan() || slope > MAX_SLOPE;
+    if !scale.is_finite() || steep {
         return Err(Failure::bad_input(format!(
             "--height-scale: {height_scale} gives slopes up to {slope:e} (height scale x value span {span} / pixel spacing {spacing:e}), over the limit {MAX_SLOPE:e}"
         )));

@@ -240,9 +240,9 @@ pub fn check_inside(dir: &Path, output: &Path) -> Result<(), Failure> {
     let Some(existing) = existing.filter(|p| !p.as_os_str().is_empty()) else {
         return Ok(());
     };
-    let resolved = existing.canonicalize().map_err(|e| {
-        Failure::bad_input(format!("output: {}: {e}", existing.display()))
-    })?;
+    let resolved = existing
+        .canonicalize()
+        .map_err(|e| Failure::bad_input(format!("output: {}: {e}", existing.display())))?;
     if !resolved.starts_with(&root) {
         return Err(Failure::bad_input(format!(
             "output: '{}' leaves the output folder {}: '{}' resolves to {} (a symbolic link)",

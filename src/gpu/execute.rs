@@ -135,7 +135,7 @@ impl RunScopes {
                 view.size[0],
                 view.size[1],
                 view.size[2],
-                view.pixel_count() * 4 >> 20
+                (view.pixel_count() * 4) >> 20
             ))),
             Some(e) => Err(Error::Gpu(format!("running the plan failed: {e}"))),
         }
