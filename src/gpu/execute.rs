@@ -19,34 +19,38 @@ pub struct RunOptions {
     pub specialize: Specialize,
 }
 
-/// When a run compiles each generate stage's octave parameters (lattice offsets, steps,
-/// seeds, amplitudes) into its kernel instead of reading them from the uniform buffer. The
-/// results are the same operations on the same numbers (equal within one ulp, where constant
-/// folding rounds an operation differently); on lavapipe the specialized 8-octave Perlin fBm
-/// dispatch takes about half the time, and compiling it 3 to 4 times longer (BENCHMARKS.md). A
-/// specialized kernel serves one graph on one view (its tiles included): another seed,
-/// origin or scale needs another.
+/// Which form of kernel a run's generate stages use: the generic kernel, which reads each
+/// octave's numbers (lattice offsets, steps, seeds, amplitudes) from the uniform buffer, or
+/// one specialized to them, with the numbers compiled in. The two compute the same operations
+/// on the same numbers but may differ by an ulp where constant folding rounds an operation
+/// differently, so the form is chosen from the job alone (the plan, the whole view a tile
+/// belongs to, the adapter), never from what ran before: every run, tile and shard of a job
+/// uses the same form, and a job's bits do not depend on the process's history. On lavapipe
+/// the specialized 8-octave Perlin fBm dispatch takes about half the time, and compiling it
+/// 3 to 4 times longer (BENCHMARKS.md). A specialized kernel serves one graph on one view
+/// (its tiles included): another seed, origin or scale needs another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Specialize {
     /// Always read the parameters from uniforms: one pipeline per graph shape.
     Never,
-    /// From the second run of a stage with the same numbers (a repeated bake, the second
-    /// and later tiles of one bake, a benchmark loop); a first run uses the generic kernel,
-    /// so small one-off runs never pay the longer compile. On a CPU adapter (lavapipe), a
-    /// stage of at least [`SPECIALIZE_FIRST_RUN_WORK`] octave samples is specialized from its
-    /// first run: there the faster kernel repays its compile within the run.
+    /// Specialize a stage when the adapter is a CPU adapter (lavapipe) and the stage's work
+    /// over the whole view (its octaves, those of inline warp chains included, times the
+    /// pixels of the whole image a tile belongs to) is at least [`SPECIALIZE_MIN_WORK`]:
+    /// there the faster kernel repays its compile within the job. Otherwise generic, so small
+    /// one-off runs never pay the longer compile. No measurement showed the specialized form
+    /// faster on a real GPU, so there it stays generic.
     #[default]
-    Repeated,
-    /// From the first run.
+    Auto,
+    /// Always specialize.
     Always,
 }
 
-/// Octave samples (octaves, those of inline warp chains included, times pixels) from which a
-/// stage on a CPU adapter is specialized on its first run under [`Specialize::Repeated`]. On
-/// lavapipe the specialized Perlin fBm kernel saves about 2.7 ns per octave sample and costs
-/// about 120 ms more to compile, so it pays from about 45 million (BENCHMARKS.md); this is
-/// 2^26, about 67 million: a 2048 x 2048 view of 16 octaves, or 4096 x 4096 of 4.
-pub const SPECIALIZE_FIRST_RUN_WORK: u64 = 1 << 26;
+/// Octave samples (octaves, those of inline warp chains included, times the pixels of the
+/// whole view) from which a stage on a CPU adapter is specialized under [`Specialize::Auto`].
+/// On lavapipe the specialized Perlin fBm kernel saves about 2.7 ns per octave sample and
+/// costs about 120 ms more to compile, so it pays from about 45 million (BENCHMARKS.md); this
+/// is 2^26, about 67 million: a 2048 x 2048 view of 16 octaves, or 4096 x 4096 of 4.
+pub const SPECIALIZE_MIN_WORK: u64 = 1 << 26;
 
 impl Default for RunOptions {
     fn default() -> Self {

@@ -20,7 +20,7 @@ pub use analytic_normal::{
     analytic_chain, analytic_normal_map, analytic_normal_map_cpu, AnalyticNormalPass,
 };
 pub use compiled::{CompiledGraph, NodeParam};
-pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_FIRST_RUN_WORK};
+pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_MIN_WORK};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
 pub use pipeline::{PipelineCache, MAX_SPECIALIZED};
 
