@@ -2,7 +2,7 @@
 // materialized and no neighbour is read. Twin: src/cpu/analytic_normal.rs.
 // The generated prelude (analytic_normal_source in src/gpu/assemble.rs) declares `params` (the
 // chain's StageParams, every octave in this one pass), `normal_params` (NormalMapParams),
-// `out_tex` and `sample_family_grad` (the family's (value, d/dx, d/dy, d/dz) in local
+// `out_tex` and `sample_family_grad` (the family's NoiseGrad: value and d/dlocal, in local
 // coordinates), followed by the declarations of stage.wgsl and normal_map.wgsl.
 //
 // Octave k samples local = o.local + pixel * o.step, so dn/dpixel = dn/dlocal * o.step (chain
@@ -40,9 +40,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         let o = params.octaves[k];
         let local = o.local + pix * o.step;
         let n = sample_family_grad(o.cell, local, o.seed, o.period);
-        sum += o.amp * fractal_remap(n.x, kind);
-        let slope = o.amp * fractal_remap_slope(n.x, kind);
-        grad += vec2<f32>(slope * (n.y * o.step.x), slope * (n.z * o.step.y));
+        sum += o.amp * fractal_remap(n.value, kind);
+        let slope = o.amp * fractal_remap_slope(n.value, kind);
+        grad += vec2<f32>(slope * (n.d.x * o.step.x), slope * (n.d.y * o.step.y));
     }
     sum *= params.scalars.x;
     grad *= params.scalars.x;

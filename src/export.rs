@@ -164,6 +164,11 @@ pub fn remove_stale_partials(path: &Path) -> usize {
         .count()
 }
 
+/// The 8-bit grey level of `v` in a PNG: `range` mapped to 0..255, rounded.
+pub fn gray8(v: f32, range: (f32, f32)) -> u8 {
+    (normalize(v, range) * 255.0).round() as u8
+}
+
 /// A temporary path beside `path`, renamed into place by [`commit`].
 fn temp_path(path: &Path) -> PathBuf {
     let name = path
@@ -411,11 +416,7 @@ impl StreamWriter {
                             (((normalize(v, range) * 65535.0).round()) as u16).to_be_bytes()
                         }));
                     } else {
-                        bytes.extend(
-                            chunk
-                                .iter()
-                                .map(|&v| (normalize(v, range) * 255.0).round() as u8),
-                        );
+                        bytes.extend(chunk.iter().map(|&v| gray8(v, range)));
                     }
                     stream.write_all(&bytes).map_err(io_err(&path))?;
                 }

@@ -5,8 +5,8 @@
 use rayon::prelude::*;
 
 use super::normal_map::{encode_normal, NormalMapUniform};
+use super::sample::{GradSampler, SamplePoint};
 use super::stage::{fractal_remap, FRACTAL_BILLOW, FRACTAL_RIDGED};
-use crate::family::{GradSampler, SamplePoint};
 use crate::graph::StageUniform;
 
 /// CPU twin of `fractal_remap_slope` in shaders/analytic_normal.wgsl: d fractal_remap(n) / dn,
@@ -62,10 +62,10 @@ pub fn run_analytic_normal(
                         seed: o.seed,
                         period: o.period,
                     });
-                    sum += o.amp * fractal_remap(n[0], kind);
-                    let slope = o.amp * fractal_remap_slope(n[0], kind);
-                    grad[0] += slope * (n[1] * o.step[0]);
-                    grad[1] += slope * (n[2] * o.step[1]);
+                    sum += o.amp * fractal_remap(n.value, kind);
+                    let slope = o.amp * fractal_remap_slope(n.value, kind);
+                    grad[0] += slope * (n.d[0] * o.step[0]);
+                    grad[1] += slope * (n.d[1] * o.step[1]);
                 }
                 sum *= norm;
                 let grad = grad.map(|g| g * norm);

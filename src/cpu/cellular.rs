@@ -14,8 +14,8 @@
 //! and correctly rounded).
 
 use super::hash::{hash_to_signed, hash_to_unit, pcg3d, pcg4d, wrap_cell};
+use super::sample::{xy, xyz, SamplePoint, SampleRow};
 use super::vectorized;
-use crate::family::{xy, xyz, SamplePoint, SampleRow};
 
 /// `cellular_2d`/`cellular_3d` output: distance to the nearest feature point (F1).
 pub const CELLULAR_F1: u32 = 0;

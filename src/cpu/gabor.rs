@@ -287,7 +287,7 @@ const FAR: f32 = 1.0e4;
 /// PCG chain that draws them was most of a sample's time), and runs of neighbouring samples
 /// that visit the same cells are evaluated together, 8 samples wide with AVX2.
 pub fn gabor_row<const DIMS: usize>(
-    row: &crate::family::SampleRow,
+    row: &super::sample::SampleRow,
     k: &GaborKernel,
     isotropic: bool,
     complex: bool,

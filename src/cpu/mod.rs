@@ -6,11 +6,13 @@ pub mod cellular;
 pub mod combine;
 pub mod fade;
 pub mod gabor;
+pub mod grad;
 pub mod hash;
 pub mod normal_map;
 pub mod opensimplex2;
 pub mod perlin;
 pub mod phasor;
+pub mod sample;
 pub mod simplex;
 pub mod stage;
 pub mod turns;
@@ -41,9 +43,9 @@ pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
 /// must be an `#[inline(always)]` closure (see [`vectorized`]).
 #[inline(always)]
 pub fn fill_row_vectorized(
-    row: &crate::family::SampleRow,
+    row: &sample::SampleRow,
     out: &mut [f32],
-    sample: impl Fn(&crate::family::SamplePoint) -> f32,
+    sample: impl Fn(&sample::SamplePoint) -> f32,
 ) {
     vectorized(
         #[inline(always)]

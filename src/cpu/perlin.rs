@@ -5,7 +5,7 @@ use super::hash::{
     hash_2d, hash_3d, hash_finish, hash_to_signed, hash_to_unit, pcg, wrap_cell, HASH_PRIME_X,
     HASH_PRIME_Y, HASH_PRIME_Z,
 };
-use crate::family::{xy, xyz, SamplePoint, SamplePoints, SampleRow};
+use super::sample::{xy, xyz, SamplePoint, SamplePoints, SampleRow};
 
 /// Gradient set: Perlin's improved fixed gradients.
 pub const GRADIENTS_IMPROVED: u32 = 0;

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::combine::combine_op;
-use crate::family::{PointsSampler, RowSampler, SamplePoint, SamplePoints, SampleRow, Sampler};
+use super::sample::{PointsSampler, RowSampler, SamplePoint, SamplePoints, SampleRow, Sampler};
 use crate::graph::{CombineUniform, StageUniform};
 
 /// Fractal kind: fBm (octaves summed unchanged).

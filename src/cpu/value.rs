@@ -4,7 +4,7 @@ use super::fade::{fade, fade_slope, lerp, lerp_grad};
 use super::hash::{
     hash_2d, hash_3d, hash_finish, hash_to_signed, wrap_cell, HASH_PRIME_X, HASH_PRIME_Y,
 };
-use crate::family::{xy, xyz, SamplePoints, SampleRow};
+use super::sample::{xy, xyz, SamplePoints, SampleRow};
 
 #[inline(always)]
 fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {

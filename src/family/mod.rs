@@ -19,6 +19,11 @@ mod value;
 mod wave;
 mod wavelet;
 
+pub use crate::cpu::sample::{
+    xy, xyz, GradSampler, NoiseGrad, PointsSampler, RowSampler, SamplePoint, SamplePoints,
+    SampleRow, Sampler,
+};
+
 /// Parameters every family node accepts, besides its own (see [`Family::params`]).
 pub const COMMON_FAMILY_FIELDS: &[&str] = &[
     "id",
@@ -120,140 +125,6 @@ impl FamilyParams {
 /// them re-runs a cached pipeline instead of compiling a new one.
 pub type FamilyUniforms = [f32; 16];
 
-/// One sample request, in the form both paths use: `cell` is an integer lattice offset (its
-/// meaning is the family's, see [`Family::split_origin`]) and `local` a small position relative
-/// to it, already scaled by frequency. `period` is 0 on axes that do not tile.
-#[derive(Debug, Clone, Copy)]
-pub struct SamplePoint {
-    /// Integer lattice offset (family-specific meaning).
-    pub cell: [i32; 4],
-    /// Position relative to `cell`, already scaled by frequency.
-    pub local: [f32; 4],
-    /// The octave's seed hash (`cpu::hash::seed_hash` of its seed), which the lattice
-    /// hashes combine with the cell coordinates.
-    pub seed: u32,
-    /// Period in lattice cells per axis; 0 on axes that do not tile.
-    pub period: [i32; 4],
-}
-
-/// The CPU twin of a family, specialised to one node's parameters.
-pub type Sampler = Box<dyn Fn(&SamplePoint) -> f32 + Send + Sync>;
-
-/// A row of samples along x, for families whose CPU twin can evaluate many at once: sample
-/// `i` is the [`SamplePoint`] with `local = [local[0] + (first_x + i) as f32 * step_x,
-/// local[1], local[2], local[3]]` (the stage's `o.local + pix * o.step` for the pixels of one
-/// row of an unwarped stage, with `first_x` the row's first pixel x).
-#[derive(Debug, Clone, Copy)]
-pub struct SampleRow {
-    /// Integer lattice offset, as in [`SamplePoint::cell`].
-    pub cell: [i32; 4],
-    /// `local` of the row's pixel x = 0 on the first axis, and the row's (constant) `local`
-    /// on the others.
-    pub local: [f32; 4],
-    /// Local units per pixel along x.
-    pub step_x: f32,
-    /// Pixel x of the first sample (a tile's offset).
-    pub first_x: u32,
-    /// The octave's seed hash, as in [`SamplePoint::seed`].
-    pub seed: u32,
-    /// Period in lattice cells per axis; 0 on axes that do not tile.
-    pub period: [i32; 4],
-}
-
-impl SampleRow {
-    /// Sample `i` of the row as a single point.
-    #[inline(always)]
-    pub fn point(&self, i: usize) -> SamplePoint {
-        let mut local = self.local;
-        local[0] = self.local[0] + self.first_x.wrapping_add(i as u32) as f32 * self.step_x;
-        SamplePoint {
-            cell: self.cell,
-            local,
-            seed: self.seed,
-            period: self.period,
-        }
-    }
-    /// Fills `out` with `sample` of each [`point`](Self::point): the row samplers' path for
-    /// the cases they do not vectorize.
-    #[inline(always)]
-    pub fn fill_pointwise(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = sample(&self.point(i));
-        }
-    }
-}
-
-/// The CPU twin of a family evaluated along a row (see [`SampleRow`]): writes `out.len()`
-/// samples, each bit for bit the number the plain [`Sampler`] gives for [`SampleRow::point`].
-pub type RowSampler = Box<dyn Fn(&SampleRow, &mut [f32]) + Send + Sync>;
-
-/// Samples at positions given axis by axis (a warped stage's row, whose displaced positions
-/// are no longer evenly spaced): sample `i` is the [`SamplePoint`] with `local = [local[0][i],
-/// local[1][i], local[2][i], local[3][i]]`. Every slice is at least as long as the output.
-#[derive(Debug, Clone, Copy)]
-pub struct SamplePoints<'a> {
-    /// Integer lattice offset, as in [`SamplePoint::cell`].
-    pub cell: [i32; 4],
-    /// The positions relative to `cell`, one slice per axis.
-    pub local: [&'a [f32]; 4],
-    /// The octave's seed hash, as in [`SamplePoint::seed`].
-    pub seed: u32,
-    /// Period in lattice cells per axis; 0 on axes that do not tile.
-    pub period: [i32; 4],
-}
-
-impl SamplePoints<'_> {
-    /// Sample `i` as a single point.
-    #[inline(always)]
-    pub fn point(&self, i: usize) -> SamplePoint {
-        SamplePoint {
-            cell: self.cell,
-            local: self.local.map(|axis| axis[i]),
-            seed: self.seed,
-            period: self.period,
-        }
-    }
-    /// Fills `out` with `sample` of each [`point`](Self::point), in a loop compiled for AVX2
-    /// when the CPU has it: for kernels without branches, whose loop then vectorizes.
-    /// `sample` must be an `#[inline(always)]` closure (see [`crate::cpu::vectorized`]).
-    #[inline(always)]
-    pub fn fill_vectorized(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
-        let n = out.len();
-        let local = self.local.map(|axis| &axis[..n]);
-        crate::cpu::vectorized(
-            #[inline(always)]
-            || {
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = sample(&SamplePoint {
-                        cell: self.cell,
-                        local: [local[0][i], local[1][i], local[2][i], local[3][i]],
-                        seed: self.seed,
-                        period: self.period,
-                    });
-                }
-            },
-        )
-    }
-    /// Fills `out` with `sample` of each point, one by one (the cases a family does not
-    /// vectorize).
-    #[inline(always)]
-    pub fn fill_pointwise(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = sample(&self.point(i));
-        }
-    }
-}
-
-/// The CPU twin of a family evaluated at many positions (see [`SamplePoints`]): writes
-/// `out.len()` samples, each bit for bit the number the plain [`Sampler`] gives for
-/// [`SamplePoints::point`].
-pub type PointsSampler = Box<dyn Fn(&SamplePoints, &mut [f32]) + Send + Sync>;
-
-/// The CPU twin of a family's gradient variant (see [`Family::wgsl_grad_call`]):
-/// `[value, d/dx, d/dy, d/dz]` with respect to `local`, the value being the number the
-/// plain [`Sampler`] returns.
-pub type GradSampler = Box<dyn Fn(&SamplePoint) -> [f32; 4] + Send + Sync>;
-
 /// Everything a family provides. See the module docs.
 pub trait Family: Send + Sync {
     /// The JSON `type` name, also the stem of its `.wgsl` and CPU twin files.
@@ -275,7 +146,7 @@ pub trait Family: Send + Sync {
     /// Shader files (relative to `shaders/`, without `lib/`) this family calls, dependencies first.
     fn shader_files(&self) -> &'static [&'static str];
     /// The WGSL expression the stage evaluates. It may use `cell: vec4<i32>`,
-    /// `local: vec4<f32>`, `seed: u32`, `period: vec4<i32>`, `params.family` (the uniforms, array<vec4<f32>, 4>)
+    /// `local: vec4<f32>`, `seed: u32`, `period: vec4<i32>`, `params.family` (the uniforms, `array<vec4<f32>, 4>`)
     /// and, when [`Family::aux_data`] gives data, `aux: array<f32>`.
     fn wgsl_call(&self, dims: u32, params: &FamilyParams) -> String;
     /// Numbers passed through the uniform buffer (see [`FamilyUniforms`]).
@@ -316,11 +187,19 @@ pub trait Family: Send + Sync {
         None
     }
     /// The WGSL expression of the family's analytic gradient, when it has one for `dims`: a
-    /// `vec4<f32>` (value, d/dx, d/dy, d/dz) with respect to `local`, the value being the one
-    /// [`Family::wgsl_call`] gives, and the same variables in scope. `None` (the default)
-    /// means normal maps of this family come from central differences of its field.
+    /// `NoiseGrad` (shaders/lib/grad.wgsl: the value and its derivatives with respect to
+    /// `local`, x, y, z, w), the value being the one [`Family::wgsl_call`] gives, and the same
+    /// variables in scope. `None` (the default) means the family is not differentiated.
     fn wgsl_grad_call(&self, _dims: u32, _params: &FamilyParams) -> Option<String> {
         None
+    }
+    /// Why [`Family::wgsl_grad_call`] is `None` for these parameters, in words for an error
+    /// message (for example a variant whose field jumps).
+    fn no_gradient_reason(&self, dims: u32, _params: &FamilyParams) -> String {
+        format!(
+            "family '{}' has no gradient variant in {dims}D",
+            self.name()
+        )
     }
     /// The CPU twin of [`Family::wgsl_grad_call`]; `Some` exactly when that is.
     fn cpu_grad_sampler(
@@ -432,12 +311,3 @@ pub const FADE_PARAM: ParamSpec = ParamSpec {
     },
     help: "interpolation curve: linear (C0), cubic 3t^2-2t^3 (C1, Perlin 1985), quintic (C2, Perlin 2002)",
 };
-
-/// Helper for twins: the first two components of an array.
-pub fn xy<T: Copy>(v: [T; 4]) -> [T; 2] {
-    [v[0], v[1]]
-}
-/// Helper for twins: the first three components of an array.
-pub fn xyz<T: Copy>(v: [T; 4]) -> [T; 3] {
-    [v[0], v[1], v[2]]
-}

@@ -1,8 +1,8 @@
 use std::sync::Arc;
 
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, Sampler,
-    FADE_PARAM,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, NoiseGrad, ParamKind, ParamSpec,
+    Sampler, FADE_PARAM,
 };
 use super::{PointsSampler, RowSampler, SamplePoints, SampleRow};
 use crate::cpu::perlin::{
@@ -113,9 +113,9 @@ impl Family for Perlin {
         let fade = params.choice("fade");
         let grads = params.choice("gradients");
         Some(match dims {
-            2 => format!("perlin_2d_grad(cell.xy, local.xy, seed, period.xy, {fade}u, {grads}u)"),
+            2 => format!("noise_grad_xyz(perlin_2d_grad(cell.xy, local.xy, seed, period.xy, {fade}u, {grads}u))"),
             _ => {
-                format!("perlin_3d_grad(cell.xyz, local.xyz, seed, period.xyz, {fade}u, {grads}u)")
+                format!("noise_grad_xyz(perlin_3d_grad(cell.xyz, local.xyz, seed, period.xyz, {fade}u, {grads}u))")
             }
         })
     }
@@ -130,17 +130,24 @@ impl Family for Perlin {
         let grads = params.choice("gradients");
         Some(match dims {
             2 => Box::new(move |s| {
-                perlin_2d_grad(xy(s.cell), xy(s.local), s.seed, xy(s.period), fade, grads)
+                NoiseGrad::from_xyz(perlin_2d_grad(
+                    xy(s.cell),
+                    xy(s.local),
+                    s.seed,
+                    xy(s.period),
+                    fade,
+                    grads,
+                ))
             }),
             _ => Box::new(move |s| {
-                perlin_3d_grad(
+                NoiseGrad::from_xyz(perlin_3d_grad(
                     xyz(s.cell),
                     xyz(s.local),
                     s.seed,
                     xyz(s.period),
                     fade,
                     grads,
-                )
+                ))
             }),
         })
     }

@@ -1,7 +1,8 @@
 use std::sync::Arc;
 
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamSpec, Sampler, FADE_PARAM,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, NoiseGrad, ParamSpec, Sampler,
+    FADE_PARAM,
 };
 use super::{PointsSampler, RowSampler, SamplePoints, SampleRow};
 use crate::cpu::value::{
@@ -80,8 +81,12 @@ impl Family for Value {
     fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
         let fade = params.choice("fade");
         Some(match dims {
-            2 => format!("value_2d_grad(cell.xy, local.xy, seed, period.xy, {fade}u)"),
-            _ => format!("value_3d_grad(cell.xyz, local.xyz, seed, period.xyz, {fade}u)"),
+            2 => format!(
+                "noise_grad_xyz(value_2d_grad(cell.xy, local.xy, seed, period.xy, {fade}u))"
+            ),
+            _ => format!(
+                "noise_grad_xyz(value_3d_grad(cell.xyz, local.xyz, seed, period.xyz, {fade}u))"
+            ),
         })
     }
     fn cpu_grad_sampler(
@@ -94,10 +99,22 @@ impl Family for Value {
         let fade = params.choice("fade");
         Some(match dims {
             2 => Box::new(move |s| {
-                value_2d_grad(xy(s.cell), xy(s.local), s.seed, xy(s.period), fade)
+                NoiseGrad::from_xyz(value_2d_grad(
+                    xy(s.cell),
+                    xy(s.local),
+                    s.seed,
+                    xy(s.period),
+                    fade,
+                ))
             }),
             _ => Box::new(move |s| {
-                value_3d_grad(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), fade)
+                NoiseGrad::from_xyz(value_3d_grad(
+                    xyz(s.cell),
+                    xyz(s.local),
+                    s.seed,
+                    xyz(s.period),
+                    fade,
+                ))
             }),
         })
     }

@@ -12,7 +12,8 @@ use super::assemble::{
     analytic_normal_source, BINDING_NORMAL_PARAMS, BINDING_OUT, BINDING_PARAMS, WORKGROUP,
 };
 use super::pipeline::{CachedPipeline, LayoutKey};
-use super::target::check_texture;
+use super::requirements::DeviceRequirements;
+use super::target::{on_device, TargetSpec, TargetView};
 use super::{GpuContext, NormalMapOptions};
 use crate::cpu::analytic_normal::run_analytic_normal;
 use crate::error::{Error, Result};
@@ -61,10 +62,11 @@ pub fn analytic_chain(graph: &NoiseGraph, node: Option<&str>) -> Result<Generate
         .wgsl_grad_call(dims, &chain.source.params)
         .is_none()
     {
+        let reason = chain.family.no_gradient_reason(dims, &chain.source.params);
         let why = if family_id == id {
-            format!("family '{name}' has no gradient variant in {dims}D")
+            reason
         } else {
-            format!("its source '{family_id}' is family '{name}', which has no gradient variant in {dims}D")
+            format!("its source '{family_id}' is family '{name}': {reason}")
         };
         return Err(refuse(why));
     }
@@ -88,12 +90,14 @@ fn check_normal_view(view: &View) -> Result<()> {
     Ok(())
 }
 
-/// The chain's uniforms at `time` (added to the z of a 3D family, as
+/// The chain's uniforms at `time` (added to the z of a 3D family, the w of a 4D one, as
 /// [`CompiledGraph::set_time`](super::CompiledGraph::set_time) does): every octave in one pass.
 fn chain_uniform(chain: &GenerateStage, seed: u32, view: &View, time: f64) -> StageUniform {
     let mut timed = chain.clone();
-    if timed.source.dims == 3 {
-        timed.source.z += time;
+    match timed.source.dims {
+        3 => timed.source.z += time,
+        4 => timed.source.w += time,
+        _ => {}
     }
     timed.uniforms(seed, view)
 }
@@ -227,14 +231,8 @@ impl AnalyticNormalPass {
         options.check()?;
         check_normal_view(&view)?;
         let chain = analytic_chain(graph, node)?;
-        ctx.check_view(&view)?;
-        let limits = ctx.limits();
-        if limits.max_storage_textures_per_shader_stage < 1 {
-            return Err(Error::Limit(format!(
-                "analytic normal map: the device has max_storage_textures_per_shader_stage = {} (needs 1)",
-                limits.max_storage_textures_per_shader_stage
-            )));
-        }
+        view.check()?;
+        ctx.check_requirements(&DeviceRequirements::for_texture_pass(&view, 0))?;
         let source = analytic_normal_source(&chain, options.format.wgsl_name())
             .expect("analytic_chain checked the gradient variant");
         let pipeline = ctx.pipelines().get(
@@ -295,7 +293,8 @@ impl AnalyticNormalPass {
         Ok(())
     }
 
-    /// Sets the time: added to the `z` of a 3D family node (2D nodes do not move), as
+    /// Sets the time: added to the `z` of a 3D family node, the `w` of a 4D one (2D nodes do
+    /// not move), as
     /// [`CompiledGraph::set_time`](super::CompiledGraph::set_time) does.
     pub fn set_time(&mut self, time: f64) -> Result<()> {
         if !time.is_finite() {
@@ -308,10 +307,13 @@ impl AnalyticNormalPass {
         Ok(())
     }
 
-    /// Sets the graph seed (each node adds its `seed_offset`, each octave its index).
-    pub fn set_seed(&mut self, seed: u32) {
+    /// Sets the graph seed (each node adds its `seed_offset`, each octave its index). Every
+    /// `u32` is a valid seed, so this never fails; it returns a `Result` like the other
+    /// setters.
+    pub fn set_seed(&mut self, seed: u32) -> Result<()> {
         self.seed = seed;
         self.dirty = true;
+        Ok(())
     }
 
     /// Moves the view: pixel (x, y) samples `origin + (x, y, 0) * extent / size`.
@@ -346,14 +348,14 @@ impl AnalyticNormalPass {
         normals: &wgpu::Texture,
     ) -> Result<()> {
         let [w, h, _] = self.view.size;
-        check_texture(
-            "normal map",
-            normals,
-            self.options.format.texture_format(),
-            wgpu::TextureDimension::D2,
-            [w, h, 1],
-            wgpu::TextureUsages::STORAGE_BINDING,
-        )?;
+        TargetSpec {
+            role: "normal map",
+            formats: &[self.options.format.texture_format()],
+            dimension: wgpu::TextureDimension::D2,
+            size: Some([w, h, 1]),
+            usage: wgpu::TextureUsages::STORAGE_BINDING,
+        }
+        .check(&TargetView::new(normals))?;
         if self.dirty {
             let u = chain_uniform(&self.chain, self.seed, &self.view, self.time);
             let queue = self.ctx.queue();
@@ -365,12 +367,15 @@ impl AnalyticNormalPass {
             );
             self.dirty = false;
         }
-        if self.binding.as_ref().map(|(t, _)| t) != Some(normals) {
-            let view = normals.create_view(&wgpu::TextureViewDescriptor::default());
-            let group = self
-                .ctx
-                .device()
-                .create_bind_group(&wgpu::BindGroupDescriptor {
+        // Checked on every call: wgpu compares textures by id within their own instance.
+        let textures = [("normal map", normals)];
+        if self.binding.as_ref().map(|(t, _)| t) == Some(normals) {
+            on_device(self.ctx.device(), &textures, || ())?;
+        } else {
+            let device = self.ctx.device();
+            let group = on_device(device, &textures, || {
+                let view = TargetView::new(normals).create_view("noisegraph analytic normal map");
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("noisegraph analytic normal map"),
                     layout: &self.pipeline.layout,
                     entries: &[
@@ -387,7 +392,8 @@ impl AnalyticNormalPass {
                             resource: self.normal_uniform.as_entire_binding(),
                         },
                     ],
-                });
+                })
+            })?;
             self.binding = Some((normals.clone(), group));
         }
         let group = &self.binding.as_ref().expect("bound above").1;

@@ -8,7 +8,7 @@ mod plan;
 mod validate;
 mod walk;
 
-pub use builder::GraphBuilder;
+pub use builder::{GraphBuilder, NodeBuilder};
 pub use json::MAX_OCTAVES;
 pub use node::*;
 pub use plan::*;

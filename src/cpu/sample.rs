@@ -1,0 +1,149 @@
+//! What a CPU twin is asked to evaluate: one sample ([`SamplePoint`]), a row of evenly spaced
+//! samples ([`SampleRow`]), or samples at given positions ([`SamplePoints`]), and the sampler
+//! types the family registry (`crate::family`) hands the executors. These live with the twins
+//! so that the twins depend on nothing above them: `family` builds on `cpu`, never the reverse.
+
+pub use super::grad::NoiseGrad;
+
+/// One sample request, in the form both paths use: `cell` is an integer lattice offset (its
+/// meaning is the family's, see [`Family::split_origin`](crate::family::Family::split_origin)) and `local` a small position relative
+/// to it, already scaled by frequency. `period` is 0 on axes that do not tile.
+#[derive(Debug, Clone, Copy)]
+pub struct SamplePoint {
+    /// Integer lattice offset (family-specific meaning).
+    pub cell: [i32; 4],
+    /// Position relative to `cell`, already scaled by frequency.
+    pub local: [f32; 4],
+    /// The octave's seed hash (`cpu::hash::seed_hash` of its seed), which the lattice
+    /// hashes combine with the cell coordinates.
+    pub seed: u32,
+    /// Period in lattice cells per axis; 0 on axes that do not tile.
+    pub period: [i32; 4],
+}
+
+/// The CPU twin of a family, specialised to one node's parameters.
+pub type Sampler = Box<dyn Fn(&SamplePoint) -> f32 + Send + Sync>;
+
+/// A row of samples along x, for families whose CPU twin can evaluate many at once: sample
+/// `i` is the [`SamplePoint`] with `local = [local[0] + (first_x + i) as f32 * step_x,
+/// local[1], local[2], local[3]]` (the stage's `o.local + pix * o.step` for the pixels of one
+/// row of an unwarped stage, with `first_x` the row's first pixel x).
+#[derive(Debug, Clone, Copy)]
+pub struct SampleRow {
+    /// Integer lattice offset, as in [`SamplePoint::cell`].
+    pub cell: [i32; 4],
+    /// `local` of the row's pixel x = 0 on the first axis, and the row's (constant) `local`
+    /// on the others.
+    pub local: [f32; 4],
+    /// Local units per pixel along x.
+    pub step_x: f32,
+    /// Pixel x of the first sample (a tile's offset).
+    pub first_x: u32,
+    /// The octave's seed hash, as in [`SamplePoint::seed`].
+    pub seed: u32,
+    /// Period in lattice cells per axis; 0 on axes that do not tile.
+    pub period: [i32; 4],
+}
+
+impl SampleRow {
+    /// Sample `i` of the row as a single point.
+    #[inline(always)]
+    pub fn point(&self, i: usize) -> SamplePoint {
+        let mut local = self.local;
+        local[0] = self.local[0] + self.first_x.wrapping_add(i as u32) as f32 * self.step_x;
+        SamplePoint {
+            cell: self.cell,
+            local,
+            seed: self.seed,
+            period: self.period,
+        }
+    }
+    /// Fills `out` with `sample` of each [`point`](Self::point): the row samplers' path for
+    /// the cases they do not vectorize.
+    #[inline(always)]
+    pub fn fill_pointwise(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = sample(&self.point(i));
+        }
+    }
+}
+
+/// The CPU twin of a family evaluated along a row (see [`SampleRow`]): writes `out.len()`
+/// samples, each bit for bit the number the plain [`Sampler`] gives for [`SampleRow::point`].
+pub type RowSampler = Box<dyn Fn(&SampleRow, &mut [f32]) + Send + Sync>;
+
+/// Samples at positions given axis by axis (a warped stage's row, whose displaced positions
+/// are no longer evenly spaced): sample `i` is the [`SamplePoint`] with `local = [local[0][i],
+/// local[1][i], local[2][i], local[3][i]]`. Every slice is at least as long as the output.
+#[derive(Debug, Clone, Copy)]
+pub struct SamplePoints<'a> {
+    /// Integer lattice offset, as in [`SamplePoint::cell`].
+    pub cell: [i32; 4],
+    /// The positions relative to `cell`, one slice per axis.
+    pub local: [&'a [f32]; 4],
+    /// The octave's seed hash, as in [`SamplePoint::seed`].
+    pub seed: u32,
+    /// Period in lattice cells per axis; 0 on axes that do not tile.
+    pub period: [i32; 4],
+}
+
+impl SamplePoints<'_> {
+    /// Sample `i` as a single point.
+    #[inline(always)]
+    pub fn point(&self, i: usize) -> SamplePoint {
+        SamplePoint {
+            cell: self.cell,
+            local: self.local.map(|axis| axis[i]),
+            seed: self.seed,
+            period: self.period,
+        }
+    }
+    /// Fills `out` with `sample` of each [`point`](Self::point), in a loop compiled for AVX2
+    /// when the CPU has it: for kernels without branches, whose loop then vectorizes.
+    /// `sample` must be an `#[inline(always)]` closure (see [`crate::cpu::vectorized`]).
+    #[inline(always)]
+    pub fn fill_vectorized(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
+        let n = out.len();
+        let local = self.local.map(|axis| &axis[..n]);
+        crate::cpu::vectorized(
+            #[inline(always)]
+            || {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = sample(&SamplePoint {
+                        cell: self.cell,
+                        local: [local[0][i], local[1][i], local[2][i], local[3][i]],
+                        seed: self.seed,
+                        period: self.period,
+                    });
+                }
+            },
+        )
+    }
+    /// Fills `out` with `sample` of each point, one by one (the cases a family does not
+    /// vectorize).
+    #[inline(always)]
+    pub fn fill_pointwise(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = sample(&self.point(i));
+        }
+    }
+}
+
+/// The CPU twin of a family evaluated at many positions (see [`SamplePoints`]): writes
+/// `out.len()` samples, each bit for bit the number the plain [`Sampler`] gives for
+/// [`SamplePoints::point`].
+pub type PointsSampler = Box<dyn Fn(&SamplePoints, &mut [f32]) + Send + Sync>;
+
+/// The CPU twin of a family's gradient variant (see [`Family::wgsl_grad_call`](crate::family::Family::wgsl_grad_call)):
+/// the value and its derivatives with respect to `local` (see [`NoiseGrad`]), the value being
+/// the number the plain [`Sampler`] returns.
+pub type GradSampler = Box<dyn Fn(&SamplePoint) -> NoiseGrad + Send + Sync>;
+
+/// Helper for twins: the first two components of an array.
+pub fn xy<T: Copy>(v: [T; 4]) -> [T; 2] {
+    [v[0], v[1]]
+}
+/// Helper for twins: the first three components of an array.
+pub fn xyz<T: Copy>(v: [T; 4]) -> [T; 3] {
+    [v[0], v[1], v[2]]
+}
