@@ -390,9 +390,9 @@ fn views_beyond_the_kernels_precision_are_refused() {
     for (view, words) in [
         (image.with_extent([1e300, 1.0, 1.0]), "extent"),
         (image.with_origin([0.0, -1e300, 0.0]), "origin"),
-        // 2^19 units x 4 cells per unit = 2^21 cells across.
+        // 2^29 units x 4 cells per unit = 2^31 cells across.
         (
-            image.with_extent([524288.0, 1.0, 1.0]),
+            image.with_extent([536870912.0, 1.0, 1.0]),
             "lattice cells along x",
         ),
         // 2^39 units from 0 x 4 cells per unit = 2^41 cells.
@@ -404,4 +404,66 @@ fn views_beyond_the_kernels_precision_are_refused() {
     }
     plan.check_view(&image.with_origin([1e6, -1e6, 0.0]))
         .unwrap();
+}
+
+/// Every family at every dims: a 32-octave fractal at lacunarity 2 (frequency 4, so its last
+/// octave runs at 2^33 cells per unit, far past the limit for octaves that count) validates,
+/// and bakes finite values on the CPU path, near 0 and far from it.
+#[test]
+fn long_fractals_whose_last_octaves_are_negligible_validate_and_bake() {
+    use noisegraph::{engine, family, Plan, RunOptions, View};
+    for fam in family::registry() {
+        for &dims in fam.dims() {
+            // A wavelet tile is built on the host per octave: small ones keep this quick.
+            let tile = if fam.params().iter().any(|p| p.name == "tile") {
+                r#", "tile": 16"#
+            } else {
+                ""
+            };
+            for kind in ["fbm", "ridged", "billow"] {
+                let text = format!(
+                    r#"{{"seed": 7, "output": "f", "nodes": [
+                        {{"id": "s", "type": "{}", "dims": {dims}, "frequency": 4{tile}}},
+                        {{"id": "f", "type": "{kind}", "source": "s", "octaves": 32}}]}}"#,
+                    fam.name()
+                );
+                let graph = NoiseGraph::from_json(&text)
+                    .unwrap_or_else(|e| panic!("{} {dims}D {kind}: {e}", fam.name()));
+                let plan = Plan::new(&graph, None).unwrap();
+                for origin in [[0.0, 0.0, 0.0], [1e3, -2e3, 5.0]] {
+                    let view = if dims >= 3 {
+                        View::volume(3, 3, 2)
+                    } else {
+                        View::image(4, 3)
+                    }
+                    .with_origin(origin);
+                    let field = engine::run_cpu(&plan, &view, &RunOptions::default())
+                        .unwrap_or_else(|e| panic!("{} {dims}D {kind}: {e}", fam.name()));
+                    assert!(
+                        field.data.iter().all(|v| v.is_finite()),
+                        "{} {dims}D {kind} at {origin:?}: {:?}",
+                        fam.name(),
+                        field.data
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn octaves_that_count_are_held_to_the_tighter_frequency_limit() {
+    let fractal = |gain: f64| {
+        format!(
+            r#"{{"seed": 1, "output": "f", "nodes": [{{"id": "s", "type": "perlin", "frequency": 1}},
+                {{"id": "f", "type": "fbm", "source": "s", "octaves": 32, "lacunarity": 2, "gain": {gain}}}]}}"#
+        )
+    };
+    // Gain 0.5: octaves 24 and up weigh under 2^-24 of the sum; the last one (2^31 cells per
+    // unit) is negligible and allowed.
+    NoiseGraph::from_json(&fractal(0.5)).unwrap();
+    // Gain 1: every octave weighs 1/32 and counts, so octave 31 at 2^31 is refused.
+    let e = errors(&fractal(1.0));
+    assert!(has(&e, Some("f"), "lacunarity", "octave 31"), "{e}");
+    assert!(has(&e, Some("f"), "lacunarity", "2^30"), "{e}");
 }
