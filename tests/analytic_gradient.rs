@@ -480,15 +480,15 @@ fn nodes_without_an_analytic_gradient_are_refused_by_name() {
         { "id": "dy", "type": "simplex", "frequency": 2, "seed_offset": 1 },
         { "id": "warped", "type": "warp", "source": "base", "displace": ["dx", "dy"], "amplitude": 0.1 },
         { "id": "sum", "type": "add", "inputs": ["base", "dx"] },
-        { "id": "cells", "type": "cellular", "frequency": 4 },
-        { "id": "cells_fbm", "type": "fbm", "source": "cells", "octaves": 3 },
+        { "id": "waves", "type": "wave", "frequency": 4 },
+        { "id": "waves_fbm", "type": "fbm", "source": "waves", "octaves": 3 },
         { "id": "s4", "type": "simplex", "dims": 4, "frequency": 4, "falloff": "classic" }
     ]}))
     .expect("graph");
     assert_refused(&g, None, "warped", "warp");
     assert_refused(&g, Some("sum"), "sum", "point-wise 'add'");
-    assert_refused(&g, Some("cells"), "cells", "family 'cellular'");
-    assert_refused(&g, Some("cells_fbm"), "cells_fbm", "source 'cells'");
+    assert_refused(&g, Some("waves"), "waves", "auxiliary table");
+    assert_refused(&g, Some("waves_fbm"), "waves_fbm", "auxiliary table");
     assert_refused(&g, Some("s4"), "s4", "falloff 'classic'");
     // The generators inside the graph are fine.
     let view = View::image(8, 8);
@@ -614,7 +614,8 @@ fn cli_bakes_analytic_and_central_normal_maps() {
 
 /// A family has a WGSL gradient exactly where it has a CPU one: value and Perlin in 2D and
 /// 3D, simplex and OpenSimplex2 (both variants) in every dims, except simplex's classic
-/// falloff in 3D and 4D, which jumps.
+/// falloff in 3D and 4D, which jumps; cellular, gabor, phasor, wave and wavelet in every dims
+/// they have.
 #[test]
 fn gradient_variants_come_in_twins() {
     let mut cases = Vec::new();
@@ -643,6 +644,7 @@ fn gradient_variants_come_in_twins() {
                 "value" | "perlin" => dims <= 3,
                 "simplex" => !classic,
                 "opensimplex2" => true,
+                "cellular" | "gabor" | "phasor" | "wave" | "wavelet" => true,
                 _ => false,
             };
             assert_eq!(wgsl, expected, "{} {extra} {dims}D", fam.name());
