@@ -1,7 +1,7 @@
 //! Command-line interface. Exit codes (also in `--help` and the README): 0 success, 1 an
 //! internal or device failure (GPU, I/O, a panic), 2 usage or bad input (nothing baked), 3 a
 //! batch in which some jobs failed (the others ran; the summary line counts them), 130 / 143
-//! interrupted by SIGINT / SIGTERM (the bake's temporary files removed).
+//! / 129 interrupted by SIGINT / SIGTERM / SIGHUP (the bake's temporary files removed).
 
 mod analyze;
 mod bake;
@@ -21,7 +21,8 @@ pub const EXIT_CODES_HELP: &str = "Exit codes:
   2    usage or bad input: unknown flag, invalid graph or manifest, size over the limits
   3    a batch (several graphs or a manifest) in which some jobs failed; the others ran,
        and the summary line says how many failed
-  130  interrupted by SIGINT (143: SIGTERM); the bake's temporary files are removed";
+  130  interrupted by SIGINT (143: SIGTERM, 129: SIGHUP); the bake's temporary files are
+       removed";
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;
