@@ -18,7 +18,7 @@ fn simplex_classic_falloff_parity() {
     for dims in [3, 4] {
         assert_parity_node(
             json!({"type": "simplex", "falloff": "classic", "frequency": 9.0, "dims": dims,
-                   "z": 0.73, "w": 0.41, "offset": [0.25, -3.5]}),
+                   "z": 0.73, "w": 0.41, "offset": axes(&[0.25, -3.5], dims)}),
             &format!("simplex {dims}D classic"),
         );
     }
