@@ -59,9 +59,21 @@ pub fn run_cpu_stages(
         )));
     }
     let len = view.pixel_count() as usize;
+    // Every stage's field is held to the end, plus the partial sums of split octaves.
+    let bytes = (plan.stages.len() as u64 + 1) * view.pixel_count() * 4;
+    crate::memory::check_available(
+        &format!(
+            "the CPU path's {} field(s) of {}x{}x{}",
+            plan.stages.len(),
+            view.size[0],
+            view.size[1],
+            view.size[2]
+        ),
+        bytes,
+    )?;
     let mut fields: Vec<Vec<f32>> = Vec::with_capacity(plan.stages.len());
     for stage in &plan.stages {
-        let mut out = vec![0f32; len];
+        let mut out = zeroed_field(len)?;
         match &stage.kind {
             StageKind::Generate(g) => {
                 let base = g.uniforms(plan.seed, view);
@@ -158,6 +170,18 @@ pub fn run_cpu_stages(
             Field::new(view.size[0], view.size[1], view.size[2], data)
         })
         .collect())
+}
+
+/// A field of `len` zeros, or an error when the allocation fails.
+fn zeroed_field(len: usize) -> Result<Vec<f32>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| {
+        Error::Limit(format!(
+            "size: could not allocate a field of {len} samples on the CPU path"
+        ))
+    })?;
+    out.resize(len, 0.0);
+    Ok(out)
 }
 
 /// Runs `plan` on the CPU and returns its target field.

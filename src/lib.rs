@@ -62,6 +62,7 @@ pub mod family;
 mod field;
 pub mod gpu;
 pub mod graph;
+pub mod memory;
 pub mod parity;
 pub mod presets;
 pub mod query;

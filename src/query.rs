@@ -146,7 +146,8 @@ impl PointQuery {
 }
 
 /// Checks a flat list of positions for `dims` coordinates per point: a whole number of
-/// points, at most [`MAX_POINTS`], every coordinate finite. Returns the number of points.
+/// points, at most [`MAX_POINTS`], every coordinate finite and within 2^40 of 0 (as a bake's
+/// origin). Returns the number of points.
 pub fn check_positions(positions: &[f64], dims: u32) -> Result<usize> {
     check_coordinates(positions, dims)
 }
@@ -168,6 +169,16 @@ fn check_coordinates(positions: &[f64], dims: u32) -> Result<usize> {
     if let Some(i) = positions.par_iter().position_any(|v| !v.is_finite()) {
         return Err(Error::InvalidRequest(format!(
             "positions: point {} has a non-finite coordinate ({} on axis {})",
+            i / dims,
+            positions[i],
+            ["x", "y", "z", "w"][i % dims]
+        )));
+    }
+    // The bound a bake's origin has (so the f64 split keeps its bits below the cell).
+    let max = crate::graph::limits::MAX_COORDINATE;
+    if let Some(i) = positions.par_iter().position_any(|v| v.abs() > max) {
+        return Err(Error::InvalidRequest(format!(
+            "positions: point {} has a coordinate outside [-2^40, 2^40] ({} on axis {})",
             i / dims,
             positions[i],
             ["x", "y", "z", "w"][i % dims]

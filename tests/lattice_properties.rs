@@ -21,9 +21,11 @@ fn cellular(dims: u32, ret: &str, metric: &str, jitter: f64) -> Vec<f32> {
     } else {
         View::volume(40, 30, 12)
     };
+    let offset = [0.3, -1.7, 0.9][..dims as usize].to_vec();
     bake(
         json!({"type": "cellular", "dims": dims, "return": ret, "metric": metric,
-               "jitter": jitter, "frequency": 9.3, "offset": [0.3, -1.7, 0.9]}),
+               "jitter": jitter, "frequency": 9.3,
+               "offset": offset}),
         &view,
     )
 }
@@ -225,7 +227,7 @@ fn tileable_output_wraps_at_the_image_edge() {
             for period in [3, 5] {
                 let data = bake(
                     json!({"type": family, "dims": dims, "frequency": period, "period": period,
-                           "offset": [0.0, 0.0, 0.0]}),
+                           "offset": vec![0.0; dims as usize]}),
                     &view,
                 );
                 for axis in 0..dims as usize {
@@ -273,11 +275,11 @@ fn range_of(node: serde_json::Value) -> (f32, f32) {
 fn simplex_and_opensimplex2_stay_in_range() {
     let mut nodes = Vec::new();
     for dims in [2, 3, 4] {
-        nodes.push(json!({"type": "simplex", "dims": dims, "frequency": [211.3, 197.9], "z": 3.3, "w": 7.1}));
+        nodes.push(json!({"type": "simplex", "dims": dims, "frequency": axes(&[211.3, 197.9], dims), "z": 3.3, "w": 7.1}));
         for variant in ["fast", "smooth"] {
             nodes.push(
                 json!({"type": "opensimplex2", "variant": variant, "dims": dims,
-                              "frequency": [211.3, 197.9], "z": 3.3, "w": 7.1}),
+                              "frequency": axes(&[211.3, 197.9], dims), "z": 3.3, "w": 7.1}),
             );
         }
     }
@@ -575,14 +577,15 @@ fn gradient_families_are_continuous() {
         .iter()
         .map(|n| {
             let mut n = n.clone();
-            n["offset"] = json!([1.0e6, -2.5e5]);
+            let dims = n["dims"].as_u64().unwrap() as usize;
+            n["offset"] = json!([1.0e6, -2.5e5, 0.0, 0.0][..dims]);
             n["z"] = json!(3.0e5);
             n["w"] = json!(-7.0e5);
             n
         })
         .collect();
     nodes.extend(far);
-    nodes.push(json!({"type": "cellular", "dims": 3, "frequency": 4.0, "offset": [1.0e6, -2.5e5], "z": 3.0e5}));
+    nodes.push(json!({"type": "cellular", "dims": 3, "frequency": 4.0, "offset": [1.0e6, -2.5e5, 0.0], "z": 3.0e5}));
     for node in nodes {
         let data = bake(node.clone(), &View::image(1024, 1024));
         let step = largest_step(&data, 1024);

@@ -30,10 +30,11 @@ fn one_pixel(graph: &NoiseGraph, p: &[f64]) -> f32 {
         .data[0]
 }
 
-/// Positions near the origin, around 1e6, around -3e7 and past 2^51 lattice cells at the top
-/// octaves (the exact split's fallback); the w coordinate is 0 (grid bakes have no w axis).
+/// Positions near the origin, around 1e6, around -3e7 and around 1e9 (bakes refuse origins
+/// past 2^40, and lattice positions past 2^40 cells at octaves that count); the w coordinate
+/// is 0 (grid bakes have no w axis).
 fn positions(dims: usize, rng: &mut Rng) -> Vec<f64> {
-    let centres = [0.0, 1.0e6, -3.0e7, 7.0e13];
+    let centres = [0.0, 1.0e6, -3.0e7, 1.0e9];
     let mut out = Vec::new();
     for (i, c) in centres.iter().enumerate() {
         for _ in 0..if i == 3 { 2 } else { 6 } {
@@ -266,6 +267,11 @@ fn bad_positions_are_refused_with_a_message() {
     let err = query.values(&[f64::INFINITY, 0.0]).unwrap_err().to_string();
     assert!(err.contains("point 0") && err.contains("inf"), "{err}");
     assert!(query.values(&[]).unwrap().is_empty());
+    let err = query
+        .values(&[0.0, 0.0, 0.5, -3.0e12])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("point 1") && err.contains("2^40"), "{err}");
     let err = PointQuery::new(&catalog::families()[2].graph, Some("nope"))
         .err()
         .unwrap()

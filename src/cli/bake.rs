@@ -7,7 +7,9 @@ use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use noisegraph::export::{is_complete, write_field, write_normal_map, Format, StreamWriter};
+use noisegraph::export::{
+    is_complete, remove_stale_partials, write_field, write_normal_map, Format, StreamWriter,
+};
 use noisegraph::gpu::{
     analytic_chain, analytic_normal_map, analytic_normal_map_cpu, normal_map_cpu, NormalMapFormat,
     NormalMapOptions,
@@ -16,8 +18,8 @@ use noisegraph::tiling::{Shard, TileGrid};
 use noisegraph::{Backend, Executor, NoiseGraph, Plan, RunOptions, View};
 
 use super::job::{
-    check_job, extension, job_from_entry, parse_format, parse_normalize, view_from, Defaults,
-    GraphSource, Job,
+    check_inside, check_job, extension, job_from_entry, parse_format, parse_normalize, view_from,
+    Defaults, GraphSource, Job,
 };
 use super::Failure;
 
@@ -26,8 +28,6 @@ use super::Failure;
 pub const AUTO_TILE_PIXELS: u64 = 1 << 24;
 /// The tile edge used when tiling automatically.
 pub const AUTO_TILE: u32 = 1024;
-/// Exit codes of a batch count failed jobs, up to this.
-pub const MAX_FAILURE_EXIT: usize = 125;
 
 #[derive(Args)]
 pub struct BakeArgs {
@@ -45,7 +45,7 @@ pub struct BakeArgs {
     #[arg(long)]
     pub preset: Option<String>,
     /// Size in pixels: WxH, or WxHxD for a volume.
-    #[arg(long, default_value = "512x512")]
+    #[arg(long, default_value = "512x512", allow_hyphen_values = true)]
     pub size: String,
     /// auto: a GPU adapter when there is one, else the CPU path; gpu; cpu.
     #[arg(long, default_value = "auto")]
@@ -60,20 +60,20 @@ pub struct BakeArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub origin: Option<String>,
     /// Extent of the baked region: EX[,EY[,EZ]] (default 1 on each axis).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub extent: Option<String>,
     /// PNG value mapping: `range` (the node's documented range) or `minmax` (of the data).
     #[arg(long, default_value = "range")]
     pub normalize: String,
     /// Cut the output into N x N-pixel tiles, one file each (<stem>_r<row>_c<col>.<ext>).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_tile)]
     pub tile: Option<u32>,
     /// With --tile: write the tiles into one file (streamed row band by row band).
     #[arg(long)]
     pub stitch: bool,
     /// Bake only share I of N (0 <= I < N) of the work units (tiles written to their own
     /// files, or whole outputs), e.g. --shard $SLURM_ARRAY_TASK_ID/$N.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
     /// Skip outputs (and tiles) that already exist whole.
     #[arg(long)]
@@ -88,6 +88,38 @@ pub struct BakeArgs {
     /// With --normal-map: the surface is z = height_scale * value, x and y in view units.
     #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub height_scale: f32,
+}
+
+/// `--tile N`: a whole number of pixels, at least 1.
+fn parse_tile(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<i64>() {
+        Ok(n) if (1..=u32::MAX as i64).contains(&n) => Ok(n as u32),
+        _ => Err(format!(
+            "the tile size must be a whole number of pixels from 1 to {} (got '{text}')",
+            u32::MAX
+        )),
+    }
+}
+
+/// Steepest surface slope a normal map may have: the normal's f32 arithmetic squares it.
+const MAX_SLOPE: f64 = 1e18;
+
+/// `--height-scale`: finite, and small enough that the steepest slope the node's documented
+/// range allows over one pixel (|height scale| x range span / pixel spacing) stays under
+/// [`MAX_SLOPE`], so the normal stays finite.
+fn check_height_scale(height_scale: f32, range: (f32, f32), view: &View) -> Result<(), Failure> {
+    let scale = f64::from(height_scale);
+    let span = f64::from(range.1) - f64::from(range.0);
+    let spacing =
+        (view.extent[0] / f64::from(view.size[0])).min(view.extent[1] / f64::from(view.size[1]));
+    let slope = scale.abs() * span / spacing;
+    let steep = slope.is_nan() || slope > MAX_SLOPE;
+    if !scale.is_finite() || steep {
+        return Err(Failure::bad_input(format!(
+            "--height-scale: {height_scale} gives slopes up to {slope:e} (height scale x value span {span} / pixel spacing {spacing:e}), over the limit {MAX_SLOPE:e}"
+        )));
+    }
+    Ok(())
 }
 
 /// How `--normal-map` differentiates the field.
@@ -213,16 +245,19 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         ));
     }
 
-    // A batch: every job's failure is reported and counted; the others still run.
+    // A batch: every job's failure is reported and counted; the others still run. Nothing is
+    // created before the manifest is read: a bad one fails with no output folder made.
     let out_dir = args.output.clone();
     if args.manifest.is_none() && out_dir.is_none() {
         return Err(Failure::bad_input(
             "-o/--output: required (the output folder, with several graphs)",
         ));
     }
-    if let Some(dir) = &out_dir {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Failure::bad_input(format!("output folder {}: {e}", dir.display())))?;
+    if let Some(dir) = out_dir.as_deref().filter(|d| d.exists() && !d.is_dir()) {
+        return Err(Failure::bad_input(format!(
+            "output folder {}: exists and is not a folder",
+            dir.display()
+        )));
     }
     let mut jobs: Vec<(String, Result<Job, Failure>)> = Vec::new();
     for source in sources {
@@ -239,8 +274,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         jobs.push((label, job));
     }
     if let Some(manifest) = &args.manifest {
-        let text = std::fs::read_to_string(manifest)
-            .map_err(|e| Failure::bad_input(format!("manifest {}: {e}", manifest.display())))?;
+        let text = super::read_input_file("manifest", manifest)?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| Failure::bad_input(format!("manifest {}: {e}", manifest.display())))?;
         let entries = value.as_array().ok_or_else(|| {
@@ -270,6 +304,9 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
             message: f.message.clone(),
         });
         let result = result.and_then(|job| {
+            if let Some(dir) = &out_dir {
+                check_inside(dir, &job.output)?;
+            }
             if let Some(parent) = job.output.parent().filter(|p| !p.as_os_str().is_empty()) {
                 std::fs::create_dir_all(parent).map_err(|e| {
                     Failure::bad_input(format!("output folder {}: {e}", parent.display()))
@@ -284,7 +321,11 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         }
     }
     runner.summary(failed, start);
-    Ok(failed.min(MAX_FAILURE_EXIT) as i32)
+    Ok(if failed > 0 {
+        super::EXIT_JOBS_FAILED
+    } else {
+        super::EXIT_OK
+    })
 }
 
 /// The job of one graph (file or preset) baked to `output` with the flags' settings.
@@ -374,6 +415,7 @@ impl Runner {
                 view.size[2]
             )));
         }
+        check_height_scale(height_scale, graph.range_of(&target), &view)?;
         let options = NormalMapOptions {
             format: NormalMapFormat::Rgba32Float,
             height_scale,
@@ -439,6 +481,9 @@ impl Runner {
                 let tile = grid.tile(u);
                 let path = job.tile_path(&grid, tile.row, tile.column);
                 let view = tile.view(&job.view);
+                if self.resume {
+                    remove_stale_partials(&path);
+                }
                 if self.resume && is_complete(&path, job.format, view.size) {
                     skipped += 1;
                 } else {
@@ -469,6 +514,9 @@ impl Runner {
             return Ok(());
         }
 
+        if self.resume {
+            remove_stale_partials(&job.output);
+        }
         if self.resume && is_complete(&job.output, job.format, job.view.size) {
             self.tally.skipped += 1;
             eprintln!(

@@ -102,20 +102,13 @@ pub fn run(args: SampleArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The most points one run takes: [`MAX_POINTS`], or fewer when the memory available now
-/// (Linux's `MemAvailable`) cannot hold the positions, their GPU split and the results; with
-/// the reason, for the message.
+/// The most points one run takes: [`MAX_POINTS`], or fewer when the memory the process may
+/// still allocate (`noisegraph::memory::available_bytes`) cannot hold the positions, their GPU
+/// split and the results; with the reason, for the message.
 fn point_limit(dims: u32, gradient: bool) -> (usize, String) {
     // f64 positions, a 32-byte GPU point (the larger path), f32 results.
     let per_point = 8 * dims as usize + 32 + 4 * if gradient { 1 + dims as usize } else { 1 };
-    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-        m.lines()
-            .find(|l| l.starts_with("MemAvailable:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-    });
-    match available {
+    match noisegraph::memory::available_bytes() {
         Some(bytes) if (bytes / per_point as u64) < MAX_POINTS as u64 => (
             (bytes / per_point as u64) as usize,
             format!(

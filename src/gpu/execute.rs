@@ -21,34 +21,38 @@ pub struct RunOptions {
     pub specialize: Specialize,
 }
 
-/// When a run compiles each generate stage's octave parameters (lattice offsets, steps,
-/// seeds, amplitudes) into its kernel instead of reading them from the uniform buffer. The
-/// results are the same operations on the same numbers (equal within one ulp, where constant
-/// folding rounds an operation differently); on lavapipe the specialized 8-octave Perlin fBm
-/// dispatch takes about half the time, and compiling it 3 to 4 times longer (BENCHMARKS.md). A
-/// specialized kernel serves one graph on one view (its tiles included): another seed,
-/// origin or scale needs another.
+/// Which form of kernel a run's generate stages use: the generic kernel, which reads each
+/// octave's numbers (lattice offsets, steps, seeds, amplitudes) from the uniform buffer, or
+/// one specialized to them, with the numbers compiled in. The two compute the same operations
+/// on the same numbers but may differ by an ulp where constant folding rounds an operation
+/// differently, so the form is chosen from the job alone (the plan, the whole view a tile
+/// belongs to, the adapter), never from what ran before: every run, tile and shard of a job
+/// uses the same form, and a job's bits do not depend on the process's history. On lavapipe
+/// the specialized 8-octave Perlin fBm dispatch takes about half the time, and compiling it
+/// 3 to 4 times longer (BENCHMARKS.md). A specialized kernel serves one graph on one view
+/// (its tiles included): another seed, origin or scale needs another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Specialize {
     /// Always read the parameters from uniforms: one pipeline per graph shape.
     Never,
-    /// From the second run of a stage with the same numbers (a repeated bake, the second
-    /// and later tiles of one bake, a benchmark loop); a first run uses the generic kernel,
-    /// so small one-off runs never pay the longer compile. On a CPU adapter (lavapipe), a
-    /// stage of at least [`SPECIALIZE_FIRST_RUN_WORK`] octave samples is specialized from its
-    /// first run: there the faster kernel repays its compile within the run.
+    /// Specialize a stage when the adapter is a CPU adapter (lavapipe) and the stage's work
+    /// over the whole view (its octaves, those of inline warp chains included, times the
+    /// pixels of the whole image a tile belongs to) is at least [`SPECIALIZE_MIN_WORK`]:
+    /// there the faster kernel repays its compile within the job. Otherwise generic, so small
+    /// one-off runs never pay the longer compile. No measurement showed the specialized form
+    /// faster on a real GPU, so there it stays generic.
     #[default]
-    Repeated,
-    /// From the first run.
+    Auto,
+    /// Always specialize.
     Always,
 }
 
-/// Octave samples (octaves, those of inline warp chains included, times pixels) from which a
-/// stage on a CPU adapter is specialized on its first run under [`Specialize::Repeated`]. On
-/// lavapipe the specialized Perlin fBm kernel saves about 2.7 ns per octave sample and costs
-/// about 120 ms more to compile, so it pays from about 45 million (BENCHMARKS.md); this is
-/// 2^26, about 67 million: a 2048 x 2048 view of 16 octaves, or 4096 x 4096 of 4.
-pub const SPECIALIZE_FIRST_RUN_WORK: u64 = 1 << 26;
+/// Octave samples (octaves, those of inline warp chains included, times the pixels of the
+/// whole view) from which a stage on a CPU adapter is specialized under [`Specialize::Auto`].
+/// On lavapipe the specialized Perlin fBm kernel saves about 2.7 ns per octave sample and
+/// costs about 120 ms more to compile, so it pays from about 45 million (BENCHMARKS.md); this
+/// is 2^26, about 67 million: a 2048 x 2048 view of 16 octaves, or 4096 x 4096 of 4.
+pub const SPECIALIZE_MIN_WORK: u64 = 1 << 26;
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -91,6 +95,56 @@ fn field_texture_descriptor<'a>(view: &View, label: &'a str) -> wgpu::TextureDes
         format: wgpu::TextureFormat::R32Float,
         usage: texture_usage(),
         view_formats: &[],
+    }
+}
+
+/// Error scopes around a run: out-of-memory, validation and internal errors of everything
+/// created, recorded and submitted while they are pushed come back from [`RunScopes::pop`]
+/// as an [`Error`], instead of reaching the device's uncaptured-error handler (wgpu's
+/// default panics).
+pub(crate) struct RunScopes(Vec<wgpu::ErrorScopeGuard>);
+
+impl RunScopes {
+    pub(crate) fn push(device: &wgpu::Device) -> Self {
+        RunScopes(
+            [
+                wgpu::ErrorFilter::OutOfMemory,
+                wgpu::ErrorFilter::Validation,
+                wgpu::ErrorFilter::Internal,
+            ]
+            .into_iter()
+            .map(|f| device.push_error_scope(f))
+            .collect(),
+        )
+    }
+
+    /// Pops the scopes (innermost first) and returns what they caught: running out of memory
+    /// first (the validation errors it causes downstream are its consequences), else the
+    /// first error.
+    pub(crate) fn pop(mut self, plan: &Plan, view: &View) -> Result<()> {
+        let mut caught = Vec::new();
+        while let Some(scope) = self.0.pop() {
+            caught.extend(pollster::block_on(scope.pop()));
+        }
+        let out_of_memory = caught
+            .iter()
+            .position(|e| matches!(e, wgpu::Error::OutOfMemory { .. }));
+        let reported = match out_of_memory {
+            Some(i) => Some(caught.swap_remove(i)),
+            None => caught.into_iter().next(),
+        };
+        match reported {
+            None => Ok(()),
+            Some(wgpu::Error::OutOfMemory { .. }) => Err(Error::Gpu(format!(
+                "the GPU device ran out of memory for {} field texture(s) of {}x{}x{} ({} MiB each); bake a smaller size, an image in tiles (--tile N), or on the CPU path (--backend cpu)",
+                plan.stages.len(),
+                view.size[0],
+                view.size[1],
+                view.size[2],
+                (view.pixel_count() * 4) >> 20
+            ))),
+            Some(e) => Err(Error::Gpu(format!("running the plan failed: {e}"))),
+        }
     }
 }
 
@@ -173,14 +227,10 @@ impl GpuContext {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("noisegraph plan"),
             });
-        let scope = self
-            .device()
-            .push_error_scope(wgpu::ErrorFilter::Validation);
+        let scopes = RunScopes::push(self.device());
         let output = self.encode_plan(&mut encoder, plan, view, options)?;
         self.queue().submit(Some(encoder.finish()));
-        if let Some(err) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("running the plan failed: {err}")));
-        }
+        scopes.pop(plan, view)?;
         let fields = which
             .iter()
             .map(|&i| {
@@ -224,8 +274,10 @@ impl GpuContext {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("noisegraph plan"),
             });
+        let scopes = RunScopes::push(self.device());
         let output = self.encode_plan(&mut encoder, plan, view, options)?;
         let index = self.queue().submit(Some(encoder.finish()));
+        scopes.pop(plan, view)?;
         self.device()
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(index),

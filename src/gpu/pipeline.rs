@@ -3,8 +3,7 @@
 //! Specialized kernels (one set of numbers compiled in, `RunOptions::specialize`) are the
 //! exception, compiled on request and bounded in number.
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -80,39 +79,14 @@ pub struct PipelineCache {
 }
 
 /// Specialized kernels serve one set of numbers each, so they are bounded: the oldest is
-/// dropped past [`MAX_SPECIALIZED`], and the hashes of sources asked for once (not yet
-/// compiled) are kept for the last [`MAX_SPECIALIZED_REQUESTS`] requests.
+/// dropped past [`MAX_SPECIALIZED`].
 #[derive(Default)]
 struct SpecializedEntries {
     compiled: VecDeque<String>,
-    requested: HashSet<u64>,
-    requested_order: VecDeque<u64>,
 }
 
 /// Specialized pipelines held at most.
 pub const MAX_SPECIALIZED: usize = 16;
-/// Specialized sources remembered as asked for once.
-pub const MAX_SPECIALIZED_REQUESTS: usize = 64;
-
-impl SpecializedEntries {
-    /// Records a request for `source`; true when it was asked for before.
-    fn requested_before(&mut self, source: &str) -> bool {
-        let mut h = DefaultHasher::new();
-        source.hash(&mut h);
-        let h = h.finish();
-        if self.requested.contains(&h) {
-            return true;
-        }
-        self.requested.insert(h);
-        self.requested_order.push_back(h);
-        if self.requested_order.len() > MAX_SPECIALIZED_REQUESTS {
-            if let Some(old) = self.requested_order.pop_front() {
-                self.requested.remove(&old);
-            }
-        }
-        false
-    }
-}
 
 fn sampled_entry(binding: u32, volume: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
@@ -238,35 +212,14 @@ impl PipelineCache {
             .unwrap_or(0)
     }
 
-    /// The pipeline of `specialized` (a kernel with its numbers compiled in) when `now`, when
-    /// it is held already, or when it was asked for before; else the pipeline of `generic`
-    /// (the same kernel reading its numbers from uniforms), noting the request.
+    /// The pipeline of `specialized` (a kernel with its numbers compiled in), compiled on
+    /// first use and held among the last [`MAX_SPECIALIZED`] of its kind.
     pub(crate) fn get_specialized(
         &self,
         device: &wgpu::Device,
-        generic: &str,
         specialized: &str,
         key: LayoutKey,
-        now: bool,
     ) -> Result<Arc<CachedPipeline>> {
-        let held = self
-            .pipelines
-            .lock()
-            .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?
-            .contains_key(specialized);
-        if held {
-            return self.get(device, specialized, key);
-        }
-        let compile = {
-            let mut entries = self
-                .specialized
-                .lock()
-                .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?;
-            entries.requested_before(specialized) || now
-        };
-        if !compile {
-            return self.get(device, generic, key);
-        }
         let pipeline = self.get(device, specialized, key)?;
         let evicted = {
             let mut entries = self

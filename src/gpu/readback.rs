@@ -16,7 +16,14 @@ const MIN_BANDS: u32 = 4;
 /// Reads one mip level of one layer of a texture (width x height x depth, R32Float) into a
 /// Vec, x fastest.
 pub fn read_texture(ctx: &GpuContext, texture: &TargetView, size: [u32; 3]) -> Result<Vec<f32>> {
-    let mut out: Vec<f32> = Vec::with_capacity(size.iter().map(|&s| s as usize).product());
+    let len: usize = size.iter().map(|&s| s as usize).product();
+    let mut out: Vec<f32> = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| {
+        Error::Limit(format!(
+            "size: no memory to read back a field of {}x{}x{} samples",
+            size[0], size[1], size[2]
+        ))
+    })?;
     for_each_row(ctx, texture, size, 4, |row| {
         // Mapped rows start on 256-byte boundaries, so the cast cannot fail in practice.
         match bytemuck::try_cast_slice::<u8, f32>(row) {

@@ -12,12 +12,14 @@ use super::assemble::{
     OctavePass, BINDING_AUX, BINDING_DISPLACE, BINDING_INLINE, BINDING_INPUTS, BINDING_OUT,
     BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
 };
-use super::execute::SPECIALIZE_FIRST_RUN_WORK;
+use super::execute::SPECIALIZE_MIN_WORK;
 use super::pipeline::{CachedPipeline, LayoutKey};
 use super::requirements::DeviceRequirements;
 use super::{GpuContext, Specialize};
 use crate::error::Result;
-use crate::graph::{octave_passes, CombineUniform, Plan, Stage, StageKind, StageUniform, View};
+use crate::graph::{
+    octave_passes, CombineUniform, GenerateStage, Plan, Stage, StageKind, StageUniform, View,
+};
 
 /// A stage's pipelines and pass split, fetched before anything is recorded.
 pub(crate) struct PreparedStage {
@@ -110,6 +112,26 @@ pub(crate) fn texture_view(t: &wgpu::Texture) -> wgpu::TextureView {
 }
 
 impl GpuContext {
+    /// Whether generate stage `g` runs its specialized kernel on `view` (see [`Specialize`]):
+    /// a function of the stage, the whole view a tile belongs to and the adapter, so every
+    /// tile and shard of a job, and every repeat of it, uses the same kernel form.
+    fn specializes(&self, g: &GenerateStage, view: &View, specialize: Specialize) -> bool {
+        match specialize {
+            Specialize::Never => false,
+            Specialize::Always => true,
+            Specialize::Auto => {
+                let octaves = g
+                    .displace_inline()
+                    .fold(u64::from(g.octave_count()), |n, c| {
+                        n + u64::from(c.2.octave_count())
+                    });
+                let pixels: u64 = view.full_size().iter().map(|&s| u64::from(s)).product();
+                self.adapter_info().device_type == wgpu::DeviceType::Cpu
+                    && octaves.saturating_mul(pixels) >= SPECIALIZE_MIN_WORK
+            }
+        }
+    }
+
     /// Checks the device and the view, then fetches (or compiles) every pipeline of `plan`,
     /// so that a failure comes before anything is recorded.
     pub(crate) fn prepare_plan(
@@ -139,17 +161,7 @@ impl GpuContext {
                         stage: &stage_uniform,
                         inline: &inline_uniforms,
                     };
-                    // A large first run on a CPU adapter repays the longer compile at once.
-                    let work = g
-                        .displace_inline()
-                        .fold(u64::from(g.octave_count()), |n, c| {
-                            n + u64::from(c.2.octave_count())
-                        })
-                        * view.pixel_count();
-                    let now = specialize == Specialize::Always
-                        || (specialize == Specialize::Repeated
-                            && self.adapter_info().device_type == wgpu::DeviceType::Cpu
-                            && work >= SPECIALIZE_FIRST_RUN_WORK);
+                    let specialized_form = self.specializes(g, view, specialize);
                     let mut pipelines = Vec::new();
                     for (i, pass) in OctavePass::split(&passes).into_iter().enumerate() {
                         let layout = GenerateLayout {
@@ -161,18 +173,13 @@ impl GpuContext {
                         };
                         let source = generate_source(g, layout, pass);
                         let key = LayoutKey::Generate(layout);
-                        let pipeline = if specialize == Specialize::Never {
-                            self.pipelines().get(device, &source, key)?
-                        } else {
+                        let pipeline = if specialized_form {
                             let specialized =
                                 specialized_generate_source(g, layout, pass, constants);
-                            self.pipelines().get_specialized(
-                                device,
-                                &source,
-                                &specialized,
-                                key,
-                                now,
-                            )?
+                            self.pipelines()
+                                .get_specialized(device, &specialized, key)?
+                        } else {
+                            self.pipelines().get(device, &source, key)?
                         };
                         pipelines.push(pipeline);
                     }

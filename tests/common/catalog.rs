@@ -60,11 +60,13 @@ pub fn variants() -> Vec<CatalogGraph> {
         } else {
             2.1
         };
+        // One offset per axis of the source (strict parsing refuses other lengths).
+        let offset = &[0.3, -1.7, 0.2, 0.0][..dims];
         out.push(parse(
             format!("{kind} of {family} {dims}D {extra}"),
             json!({"seed": 5, "output": "f", "nodes": [base,
                 {"id": "f", "type": kind, "source": "b", "octaves": 5, "lacunarity": lacunarity,
-                 "gain": 0.55, "offset": [0.3, -1.7, 0.2, 0.0]}]}),
+                 "gain": 0.55, "offset": offset}]}),
         ));
     }
     out.push(parse(
