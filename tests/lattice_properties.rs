@@ -507,7 +507,8 @@ fn one_node_stages(
 fn row_samplers_equal_point_samplers_bit_for_bit() {
     // A family's row sampler must return exactly what its point sampler returns for each
     // sample of the row, on every parameter choice, with and without a period, for rows far
-    // from the origin and at a tile offset.
+    // from the origin and at a tile offset, at every vector width this CPU has.
+    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
     use noisegraph::family::SampleRow;
     let mut state = 0x9E37_79B9u32;
     let mut next = || {
@@ -556,15 +557,17 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
                 period: u.octaves[0].period,
             };
             let mut out = vec![0.0f32; 1 + (next() % 77) as usize];
-            rows(&row, &mut out);
-            for (i, v) in out.iter().enumerate() {
-                let expected = point(&row.point(i));
-                assert_eq!(
-                    v.to_bits(),
-                    expected.to_bits(),
-                    "{} {dims}D {extra}: sample {i} of {row:?}: row {v}, point {expected}",
-                    family.name()
-                );
+            for width in VectorWidth::supported() {
+                with_vector_width(width, || rows(&row, &mut out));
+                for (i, v) in out.iter().enumerate() {
+                    let expected = point(&row.point(i));
+                    assert_eq!(
+                        v.to_bits(),
+                        expected.to_bits(),
+                        "{} {dims}D {extra} ({width}): sample {i} of {row:?}: row {v}, point {expected}",
+                        family.name()
+                    );
+                }
             }
         }
         checked += 1;
@@ -576,7 +579,9 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
 fn points_samplers_equal_point_samplers_bit_for_bit() {
     // A family's sampler for a warped row (positions given axis by axis) must return exactly
     // what its point sampler returns at each position, on every parameter choice, with and
-    // without a period, near and far from the origin, at positions in any order.
+    // without a period, near and far from the origin, at positions in any order, at every
+    // vector width this CPU has.
+    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
     use noisegraph::family::SamplePoints;
     let mut state = 0x85EB_CA6Bu32;
     let mut next = || {
@@ -620,15 +625,17 @@ fn points_samplers_equal_point_samplers_bit_for_bit() {
                 period: u.octaves[0].period,
             };
             let mut out = vec![0.0f32; n];
-            points(&pts, &mut out);
-            for (i, v) in out.iter().enumerate() {
-                let expected = point(&pts.point(i));
-                assert_eq!(
-                    v.to_bits(),
-                    expected.to_bits(),
-                    "{} {dims}D {extra}: point {i}: {v} against {expected}",
-                    family.name()
-                );
+            for width in VectorWidth::supported() {
+                with_vector_width(width, || points(&pts, &mut out));
+                for (i, v) in out.iter().enumerate() {
+                    let expected = point(&pts.point(i));
+                    assert_eq!(
+                        v.to_bits(),
+                        expected.to_bits(),
+                        "{} {dims}D {extra} ({width}): point {i}: {v} against {expected}",
+                        family.name()
+                    );
+                }
             }
         }
         checked += 1;

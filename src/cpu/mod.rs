@@ -17,29 +17,14 @@ pub mod simplex;
 pub mod stage;
 pub mod turns;
 pub mod value;
+pub mod vector;
 pub mod wave;
 pub mod wavelet;
 
-/// Runs `f` compiled for AVX2 when the CPU has it, else as it is: row samplers pass their
-/// sample loops (written without branches) through here, so they vectorize 8 samples wide on
-/// machines with AVX2 while the crate stays built for baseline x86-64. `f` must be an
-/// `#[inline(always)]` closure, or it is compiled on its own without AVX2.
-#[inline(always)]
-pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { with_avx2(f) };
-    }
-    f()
-}
+pub use vector::{vector_width, vectorized, VectorWidth};
 
-/// Fills `out` with `sample` of each point of `row`, in a loop compiled for AVX2 when the CPU
-/// has it: for kernels without branches, whose loop over the row then vectorizes. `sample`
+/// Fills `out` with `sample` of each point of `row`, in a loop compiled for the widest vector
+/// unit the CPU has (see [`vectorized`]): for kernels without branches, whose loop over the row then vectorizes. `sample`
 /// must be an `#[inline(always)]` closure (see [`vectorized`]).
 #[inline(always)]
 pub fn fill_row_vectorized(
@@ -101,7 +86,7 @@ pub fn floor(x: f32) -> f32 {
 
 /// `x as i32` (toward zero, saturating, NaN to 0: the same number for every input), written so
 /// that loops over many samples vectorize. LLVM compiles `as` from f32 to a scalar conversion
-/// with two fix-ups per lane even in AVX2 loops, where it was the largest cost of the row
+/// with two fix-ups per lane even in vectorized loops, where it was the largest cost of the row
 /// samplers (two conversions per sample and octave).
 #[inline(always)]
 pub fn to_i32(x: f32) -> i32 {

@@ -85,7 +85,7 @@ pub fn perlin_2d(
 
 /// `perlin_2d` along a row of samples (see `family::SampleRow`), bit for bit the same numbers.
 /// Rows with the improved gradients and no period run a loop the compiler vectorizes across
-/// samples (with AVX2 when the CPU has it); others run `perlin_2d` sample by sample.
+/// samples (see [`super::vectorized`]); others run `perlin_2d` sample by sample.
 pub fn perlin_2d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut [f32]) {
     if gradients != GRADIENTS_IMPROVED || row.period[0] != 0 || row.period[1] != 0 {
         row.fill_pointwise(out, |p| perlin_at(2, p, fade_kind, gradients));

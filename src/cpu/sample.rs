@@ -98,8 +98,8 @@ impl SamplePoints<'_> {
             period: self.period,
         }
     }
-    /// Fills `out` with `sample` of each [`point`](Self::point), in a loop compiled for AVX2
-    /// when the CPU has it: for kernels without branches, whose loop then vectorizes.
+    /// Fills `out` with `sample` of each [`point`](Self::point), in a loop compiled for the
+    /// widest vector unit the CPU has: for kernels without branches, whose loop then vectorizes.
     /// `sample` must be an `#[inline(always)]` closure (see [`crate::cpu::vectorized`]).
     #[inline(always)]
     pub fn fill_vectorized(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {

@@ -27,23 +27,85 @@ pub fn fractal_remap(n: f32, kind: u32) -> f32 {
     n
 }
 
-/// `sum += amp * fractal_remap(n, kind)` over a row, with the fractal kind chosen once
-/// outside the loop and the loop compiled for AVX2 where the CPU has it.
-fn add_octave(line: &mut [f32], noise: &[f32], amp: f32, kind: u32) {
+/// What an octave's samples are added to: the row's running sum, zero (the first octave of a
+/// stage), or the partial sum of earlier passes (the first octave of a later pass).
+#[derive(Clone, Copy)]
+enum Base<'a> {
+    Line,
+    Zero,
+    Partial(&'a [f32]),
+}
+
+/// `line = (base + amp * fractal_remap(n, kind)) [* norm]` over a row: one octave added to
+/// the row's sum, as `octave_sum` adds it per pixel, with the start of the sum (see [`Base`])
+/// and the stage's final normalization (`norm`, on its last octave) done in the same pass.
+/// The same operations in the same order as filling the row with its base, adding, then
+/// scaling, so the same bits; the fractal kind is chosen once outside the loop and the loop
+/// is vectorized (see [`super::vectorized`]).
+fn add_octave(line: &mut [f32], base: Base, noise: &[f32], amp: f32, kind: u32, norm: Option<f32>) {
     #[inline(always)]
-    fn add<const KIND: u32>(line: &mut [f32], noise: &[f32], amp: f32) {
-        for (sum, &n) in line.iter_mut().zip(noise) {
-            *sum += amp * fractal_remap(n, KIND);
+    fn add<const KIND: u32>(
+        line: &mut [f32],
+        base: Base,
+        noise: &[f32],
+        amp: f32,
+        norm: Option<f32>,
+    ) {
+        let noise = &noise[..line.len()];
+        let term = |n: f32| amp * fractal_remap(n, KIND);
+        match (base, norm) {
+            (Base::Line, None) => line.iter_mut().zip(noise).for_each(|(s, &n)| *s += term(n)),
+            (Base::Line, Some(k)) => line
+                .iter_mut()
+                .zip(noise)
+                .for_each(|(s, &n)| *s = (*s + term(n)) * k),
+            (Base::Zero, None) => line
+                .iter_mut()
+                .zip(noise)
+                .for_each(|(s, &n)| *s = 0.0 + term(n)),
+            (Base::Zero, Some(k)) => line
+                .iter_mut()
+                .zip(noise)
+                .for_each(|(s, &n)| *s = (0.0 + term(n)) * k),
+            (Base::Partial(p), None) => {
+                let p = &p[..line.len()];
+                for ((s, &n), &p) in line.iter_mut().zip(noise).zip(p) {
+                    *s = p + term(n);
+                }
+            }
+            (Base::Partial(p), Some(k)) => {
+                let p = &p[..line.len()];
+                for ((s, &n), &p) in line.iter_mut().zip(noise).zip(p) {
+                    *s = (p + term(n)) * k;
+                }
+            }
         }
     }
     super::vectorized(
         #[inline(always)]
         || match kind {
-            FRACTAL_RIDGED => add::<FRACTAL_RIDGED>(line, noise, amp),
-            FRACTAL_BILLOW => add::<FRACTAL_BILLOW>(line, noise, amp),
-            _ => add::<FRACTAL_FBM>(line, noise, amp),
+            FRACTAL_RIDGED => add::<FRACTAL_RIDGED>(line, base, noise, amp, norm),
+            FRACTAL_BILLOW => add::<FRACTAL_BILLOW>(line, base, noise, amp, norm),
+            _ => add::<FRACTAL_FBM>(line, base, noise, amp, norm),
         },
     )
+}
+
+/// The [`Base`] and normalization of octave `k` of the pass `octaves` of a stage row: the
+/// first octave starts from `partial` (earlier passes) or zero, the last one scales by `norm`
+/// when the pass finalizes.
+fn octave_ends<'a>(
+    k: u32,
+    octaves: &std::ops::Range<u32>,
+    partial: Option<&'a [f32]>,
+    norm: Option<f32>,
+) -> (Base<'a>, Option<f32>) {
+    let base = match (k == octaves.start, partial) {
+        (false, _) => Base::Line,
+        (true, None) => Base::Zero,
+        (true, Some(p)) => Base::Partial(p),
+    };
+    (base, norm.filter(|_| k + 1 == octaves.end))
 }
 
 /// Where a warp reads one axis of displacement: a materialized field, or a generator
@@ -132,15 +194,12 @@ pub fn run_generate(
         out.par_chunks_mut(width)
             .enumerate()
             .for_each_init(Vec::new, |noise, (row, line)| {
-                match acc {
-                    Some(a) => line.copy_from_slice(&a[row * width..(row + 1) * width]),
-                    None => line.fill(0.0),
-                }
-                let octaves = first..first + count;
-                add_octave_rows(u, rows, ox, pix_yz(row), octaves, line, noise);
-                if finalize != 0 {
-                    line.iter_mut().for_each(|v| *v *= norm);
-                }
+                let sum = RowSum {
+                    octaves: first..first + count,
+                    partial: acc.map(|a| &a[row * width..(row + 1) * width]),
+                    norm: (finalize != 0).then_some(norm),
+                };
+                add_octave_rows(u, rows, ox, pix_yz(row), sum, line, noise);
             });
         return;
     }
@@ -178,9 +237,12 @@ pub fn run_generate(
                         ..
                     } => {
                         values.resize(line.len(), 0.0);
-                        let octaves = 0..uniform.size[3];
-                        add_octave_rows(uniform, rows, ox, [y, z], octaves, values, noise);
-                        values.iter_mut().for_each(|v| *v *= uniform.scalars[0]);
+                        let sum = RowSum {
+                            octaves: 0..uniform.size[3],
+                            partial: None,
+                            norm: Some(uniform.scalars[0]),
+                        };
+                        add_octave_rows(uniform, rows, ox, [y, z], sum, values, noise);
                     }
                     DisplaceInput::Inline {
                         uniform,
@@ -206,25 +268,31 @@ pub fn run_generate(
                 }
                 return;
             };
-            match acc {
-                Some(a) => line.copy_from_slice(&a[row * width..(row + 1) * width]),
-                None => line.fill(0.0),
-            }
             pix_x.clear();
             pix_x.extend((0..line.len()).map(|x| pix(x)[0]));
             let warped = (!displace.is_empty()).then_some(displacement.as_slice());
-            let octaves = first..first + count;
             let at = RowPixels {
                 x: pix_x,
                 yz: [y, z],
                 displacement: warped,
             };
-            add_octave_points(u, points, &at, octaves, line, noise, local);
-            if finalize != 0 {
-                line.iter_mut().for_each(|v| *v *= norm);
-            }
+            let sum = RowSum {
+                octaves: first..first + count,
+                partial: acc.map(|a| &a[row * width..(row + 1) * width]),
+                norm: (finalize != 0).then_some(norm),
+            };
+            add_octave_points(u, points, &at, sum, line, noise, local);
         },
     );
+}
+
+/// The octaves of one pass of a stage row and how its sum starts and ends: from the partial
+/// sum of earlier passes (`None`: from zero), scaled by `norm` at the end when the pass
+/// finalizes.
+struct RowSum<'a> {
+    octaves: std::ops::Range<u32>,
+    partial: Option<&'a [f32]>,
+    norm: Option<f32>,
 }
 
 /// The pixels of one row of a stage: their x coordinates, their y and z, and the
@@ -235,20 +303,21 @@ struct RowPixels<'a> {
     displacement: Option<&'a [Vec<f32>]>,
 }
 
-/// Adds `octaves` of stage `u` at the pixels `at` to `line` through the family's points
-/// sampler: per octave `octave_sum`'s positions, axis by axis, then `line[i] += amp *
-/// fractal_remap(n)`, as `octave_sum` adds them per pixel. `noise` and `local` are scratch.
+/// Writes the octaves of `sum` of stage `u` at the pixels `at` into `line` through the
+/// family's points sampler: per octave `octave_sum`'s positions, axis by axis, then `line[i]
+/// += amp * fractal_remap(n)`, as `octave_sum` adds them per pixel. `noise` and `local` are
+/// scratch.
 fn add_octave_points(
     u: &StageUniform,
     points: &PointsSampler,
     at: &RowPixels,
-    octaves: std::ops::Range<u32>,
+    sum: RowSum,
     line: &mut [f32],
     noise: &mut Vec<f32>,
     local: &mut [Vec<f32>; 4],
 ) {
     noise.resize(line.len(), 0.0);
-    for k in octaves {
+    for k in sum.octaves.clone() {
         let o = &u.octaves[k as usize];
         for (a, positions) in local.iter_mut().enumerate() {
             // `o.local + pix * o.step + d * o.warp` on axis `a`, as `octave_sum` computes it:
@@ -280,25 +349,27 @@ fn add_octave_points(
             period: o.period,
         };
         points(&row, noise);
-        add_octave(line, noise, o.amp, u.mode[0]);
+        let (base, norm) = octave_ends(k, &sum.octaves, sum.partial, sum.norm);
+        add_octave(line, base, noise, o.amp, u.mode[0], norm);
     }
 }
 
-/// Adds `octaves` of the unwarped stage `u` along one row (pixel y and z `pix_yz`, first pixel
-/// x `first_x`) to `line`, through the family's row sampler: `line[i] += amp *
-/// fractal_remap(n)` per octave, as `octave_sum` adds them per pixel. `noise` is scratch.
+/// Writes the octaves of `sum` of the unwarped stage `u` along one row (pixel y and z
+/// `pix_yz`, first pixel x `first_x`) into `line`, through the family's row sampler:
+/// `line[i] += amp * fractal_remap(n)` per octave, as `octave_sum` adds them per pixel.
+/// `noise` is scratch.
 fn add_octave_rows(
     u: &StageUniform,
     rows: &RowSampler,
     first_x: u32,
     pix_yz: [f32; 2],
-    octaves: std::ops::Range<u32>,
+    sum: RowSum,
     line: &mut [f32],
     noise: &mut Vec<f32>,
 ) {
     let [pix_y, pix_z] = pix_yz;
     noise.resize(line.len(), 0.0);
-    for k in octaves {
+    for k in sum.octaves.clone() {
         let o = &u.octaves[k as usize];
         // The stage's o.local + pix * o.step, per axis, for this row.
         let sample_row = SampleRow {
@@ -315,7 +386,8 @@ fn add_octave_rows(
             period: o.period,
         };
         rows(&sample_row, noise);
-        add_octave(line, noise, o.amp, u.mode[0]);
+        let (base, norm) = octave_ends(k, &sum.octaves, sum.partial, sum.norm);
+        add_octave(line, base, noise, o.amp, u.mode[0], norm);
     }
 }
 
@@ -329,4 +401,53 @@ pub fn run_combine(u: &CombineUniform, inputs: &[&[f32]], out: &mut [f32]) {
         let c = inputs.get(2).map_or(0.0, |f| f[i]);
         *value = combine_op(op, a, b, c, k);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::vector::{with_vector_width, VectorWidth};
+
+    #[test]
+    fn add_octave_gives_the_bits_of_fill_add_scale_at_every_width() {
+        let n = 67;
+        let mut noise: Vec<f32> = (0..n)
+            .map(|i| ((i * 37 % 23) as f32 - 11.0) / 9.0)
+            .collect();
+        noise[5] = -0.0; // 0 + amp * -0 is +0: the sum must start from a real zero
+        let partial: Vec<f32> = (0..n).map(|i| (i as f32 - 30.0) * 0.013).collect();
+        let start: Vec<f32> = (0..n).map(|i| (i as f32).sin()).collect();
+        for width in VectorWidth::supported() {
+            for kind in [FRACTAL_FBM, FRACTAL_RIDGED, FRACTAL_BILLOW] {
+                for norm in [None, Some(0.533_f32)] {
+                    for which in 0..3 {
+                        let base = [Base::Line, Base::Zero, Base::Partial(&partial)][which];
+                        // The reference: the row filled with its base, the octave added, the
+                        // sum scaled, pass by pass.
+                        let mut expected = match base {
+                            Base::Line => start.clone(),
+                            Base::Zero => vec![0.0; n],
+                            Base::Partial(p) => p.to_vec(),
+                        };
+                        for (s, &v) in expected.iter_mut().zip(&noise) {
+                            *s += 0.37 * fractal_remap(v, kind);
+                        }
+                        if let Some(k) = norm {
+                            expected.iter_mut().for_each(|s| *s *= k);
+                        }
+                        let mut line = start.clone();
+                        with_vector_width(width, || {
+                            add_octave(&mut line, base, &noise, 0.37, kind, norm)
+                        });
+                        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(
+                            bits(&line),
+                            bits(&expected),
+                            "{width} kind {kind} base {which}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

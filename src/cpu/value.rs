@@ -40,7 +40,8 @@ pub fn value_2d(
 
 /// `value_2d` along a row of samples (see `family::SampleRow`), bit for bit the same numbers:
 /// without a period the y half of the work is done once and the loop over samples has no
-/// branches, so it vectorizes (with AVX2 when the CPU has it).
+/// branches, so it vectorizes (16 or 8 samples wide with AVX-512 or AVX2, see
+/// [`super::vectorized`]).
 pub fn value_2d_row(row: &SampleRow, fade_kind: u32, out: &mut [f32]) {
     if row.period[0] != 0 || row.period[1] != 0 {
         row.fill_pointwise(out, |p| {
