@@ -60,7 +60,7 @@ pub fn run_cpu_stages(
     let len = view.pixel_count() as usize;
     let mut fields: Vec<Vec<f32>> = Vec::with_capacity(plan.stages.len());
     for stage in &plan.stages {
-        let mut out = vec![0f32; len];
+        let mut out = crate::field::zeroed_samples(len);
         match &stage.kind {
             StageKind::Generate(g) => {
                 let base = g.uniforms(plan.seed, view);

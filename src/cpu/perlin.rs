@@ -100,6 +100,16 @@ pub fn perlin_2d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut 
 /// is the same number.
 #[inline(always)]
 fn perlin_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    if row.x_is_small(out.len()) {
+        perlin_2d_row_split::<FADE, true>(row, out)
+    } else {
+        perlin_2d_row_split::<FADE, false>(row, out)
+    }
+}
+
+/// [`perlin_2d_row_lanes`] with the x split of `split_cell::<SMALL_X>`.
+#[inline(always)]
+fn perlin_2d_row_split<const FADE: u32, const SMALL_X: bool>(row: &SampleRow, out: &mut [f32]) {
     let ly = row.local[1];
     let fly = super::floor(ly);
     let iy = row.cell[1].wrapping_add(super::to_i32(fly));
@@ -108,9 +118,9 @@ fn perlin_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     let y0 = row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
     let y1 = row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y);
     for (i, o) in out.iter_mut().enumerate() {
-        let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
-        let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
+        let x = row.x_at(i);
+        let (flx, cx) = super::split_cell::<SMALL_X>(x);
+        let ix = row.cell[0].wrapping_add(cx);
         let fx = x - flx;
         let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
         let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
@@ -224,6 +234,16 @@ pub fn perlin_3d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut 
 /// `perlin_2d_row_lanes`): y and z are the row's, their hash terms computed once.
 #[inline(always)]
 fn perlin_3d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    if row.x_is_small(out.len()) {
+        perlin_3d_row_split::<FADE, true>(row, out)
+    } else {
+        perlin_3d_row_split::<FADE, false>(row, out)
+    }
+}
+
+/// [`perlin_3d_row_lanes`] with the x split of `split_cell::<SMALL_X>`.
+#[inline(always)]
+fn perlin_3d_row_split<const FADE: u32, const SMALL_X: bool>(row: &SampleRow, out: &mut [f32]) {
     let axis = |k: usize| {
         let fl = super::floor(row.local[k]);
         (
@@ -243,9 +263,9 @@ fn perlin_3d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         [row.seed ^ y[0] ^ z[1], row.seed ^ y[1] ^ z[1]],
     ];
     for (i, o) in out.iter_mut().enumerate() {
-        let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
-        let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
+        let x = row.x_at(i);
+        let (flx, cx) = super::split_cell::<SMALL_X>(x);
+        let ix = row.cell[0].wrapping_add(cx);
         let fx = x - flx;
         let xh = [ix, ix.wrapping_add(1)].map(|c| (c as u32).wrapping_mul(HASH_PRIME_X));
         let ux = fade(fx, FADE);

@@ -46,11 +46,28 @@ pub struct SampleRow {
 }
 
 impl SampleRow {
+    /// The x coordinate (`local[0]`) of sample `i`.
+    #[inline(always)]
+    pub fn x_at(&self, i: usize) -> f32 {
+        self.local[0] + self.first_x.wrapping_add(i as u32) as f32 * self.step_x
+    }
+    /// Whether every sample of `0..n` has |x| < 2^23, where [`super::split_cell`] may take
+    /// its shorter form. x is monotonic along the row (rounding is monotonic) unless the
+    /// pixel index wraps, so the two ends decide.
+    pub fn x_is_small(&self, n: usize) -> bool {
+        let Some(last) = n.checked_sub(1) else {
+            return true;
+        };
+        let small = |x: f32| x.abs() < super::SMALL_COORDINATE; // false for NaN
+        u32::try_from(last).is_ok_and(|l| self.first_x.checked_add(l).is_some())
+            && small(self.x_at(0))
+            && small(self.x_at(last))
+    }
     /// Sample `i` of the row as a single point.
     #[inline(always)]
     pub fn point(&self, i: usize) -> SamplePoint {
         let mut local = self.local;
-        local[0] = self.local[0] + self.first_x.wrapping_add(i as u32) as f32 * self.step_x;
+        local[0] = self.x_at(i);
         SamplePoint {
             cell: self.cell,
             local,
@@ -146,4 +163,48 @@ pub fn xy<T: Copy>(v: [T; 4]) -> [T; 2] {
 /// Helper for twins: the first three components of an array.
 pub fn xyz<T: Copy>(v: [T; 4]) -> [T; 3] {
     [v[0], v[1], v[2]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_is_small_only_when_every_sample_is() {
+        let row = |local_x: f32, step_x: f32, first_x: u32| SampleRow {
+            cell: [0; 4],
+            local: [local_x, 0.0, 0.0, 0.0],
+            step_x,
+            first_x,
+            seed: 0,
+            period: [0; 4],
+        };
+        let every_sample_small = |r: &SampleRow, n: usize| {
+            (0..n).all(|i| r.x_at(i).abs() < crate::cpu::SMALL_COORDINATE)
+        };
+        let cases = [
+            row(0.0, 1.0, 0),
+            row(8_388_600.0, 1.0, 0),
+            row(-8_388_600.0, -1.0, 0),
+            row(-4.0, 0.25, 3000),
+            row(1.0, f32::NAN, 0),
+            row(f32::INFINITY, 0.0, 0),
+            row(0.0, 1.0, u32::MAX - 3),
+        ];
+        for r in cases {
+            for n in [0, 1, 7, 8, 9, 100] {
+                if r.x_is_small(n) {
+                    assert!(every_sample_small(&r, n), "{r:?} n {n}");
+                }
+            }
+        }
+        assert!(row(0.0, 1.0, 0).x_is_small(100));
+        assert!(!row(8_388_600.0, 1.0, 0).x_is_small(9));
+        assert!(row(8_388_600.0, 1.0, 0).x_is_small(8));
+        assert!(!row(1.0, f32::NAN, 0).x_is_small(2));
+        assert!(
+            !row(0.0, 1.0, u32::MAX - 3).x_is_small(8),
+            "the pixel index wraps"
+        );
+    }
 }

@@ -56,15 +56,25 @@ pub fn value_2d_row(row: &SampleRow, fade_kind: u32, out: &mut [f32]) {
 /// is the same number.
 #[inline(always)]
 fn value_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    if row.x_is_small(out.len()) {
+        value_2d_row_split::<FADE, true>(row, out)
+    } else {
+        value_2d_row_split::<FADE, false>(row, out)
+    }
+}
+
+/// [`value_2d_row_lanes`] with the x split of `split_cell::<SMALL_X>`.
+#[inline(always)]
+fn value_2d_row_split<const FADE: u32, const SMALL_X: bool>(row: &SampleRow, out: &mut [f32]) {
     let fly = super::floor(row.local[1]);
     let iy = row.cell[1].wrapping_add(super::to_i32(fly));
     let uy = fade(row.local[1] - fly, FADE);
     let y0 = row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
     let y1 = row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y);
     for (i, o) in out.iter_mut().enumerate() {
-        let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
-        let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
+        let x = row.x_at(i);
+        let (flx, cx) = super::split_cell::<SMALL_X>(x);
+        let ix = row.cell[0].wrapping_add(cx);
         let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
         let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
         let a = hash_to_signed(hash_finish(y0 ^ x0));
