@@ -2,6 +2,8 @@
 //! constants and order of operations, so the GPU output can be checked against it.
 
 pub mod analytic_normal;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 pub mod cellular;
 pub mod combine;
 pub mod fade;

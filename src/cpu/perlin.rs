@@ -14,8 +14,8 @@ pub const GRADIENTS_RANDOM: u32 = 1;
 const INV_SQRT2: f32 = std::f32::consts::FRAC_1_SQRT_2;
 const TAU: f32 = std::f32::consts::TAU;
 /// Improved 2D gradients: unit vectors at 22.5 + k * 45 degrees (see perlin.wgsl).
-const GRAD2_COS: f32 = 0.923_879_5;
-const GRAD2_SIN: f32 = 0.382_683_43;
+pub(super) const GRAD2_COS: f32 = 0.923_879_5;
+pub(super) const GRAD2_SIN: f32 = 0.382_683_43;
 
 #[inline(always)]
 fn select(f: f32, t: f32, cond: bool) -> f32 {
@@ -89,6 +89,20 @@ pub fn perlin_2d(
 pub fn perlin_2d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut [f32]) {
     if gradients != GRADIENTS_IMPROVED || row.period[0] != 0 || row.period[1] != 0 {
         row.fill_pointwise(out, |p| perlin_at(2, p, fade_kind, gradients));
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if super::vector_width() == super::VectorWidth::Avx512 && row.x_is_small(out.len()) {
+        use super::avx512::perlin_2d_row_small;
+        use super::fade::{FADE_CUBIC, FADE_QUINTIC};
+        // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
+        unsafe {
+            match fade_kind {
+                FADE_QUINTIC => perlin_2d_row_small::<FADE_QUINTIC>(row, out),
+                FADE_CUBIC => perlin_2d_row_small::<FADE_CUBIC>(row, out),
+                _ => perlin_2d_row_small::<{ super::fade::FADE_LINEAR }>(row, out),
+            }
+        }
         return;
     }
     super::vectorized_by_fade!(fade_kind, perlin_2d_row_lanes(row, out))
