@@ -583,6 +583,54 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
 }
 
 #[test]
+fn row_samplers_equal_point_samplers_on_lattice_lines_and_signed_zeros() {
+    // Rows whose y and z lie on lattice lines (offsets of exactly 0 or 1, either sign of
+    // zero) and whose x steps over lattice points: where the gradient terms are zeros whose
+    // sign depends on the order of operations. Every width this CPU has.
+    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
+    use noisegraph::family::SampleRow;
+    let mut checked = 0;
+    for (family, dims, extra, stage, u) in one_node_stages(3, &[json!({})]) {
+        let Some(rows) = family.cpu_row_sampler(dims, &stage.source.params, u.family) else {
+            continue;
+        };
+        let aux = stage.aux_data(3).unwrap_or_default().into();
+        let point = family.cpu_sampler(dims, &stage.source.params, u.family, aux);
+        for (y, z, x0, step) in [
+            (0.0, 0.0, 0.0, 0.25),
+            (-0.0, -0.0, -0.0, 0.5),
+            (1.0, -0.0, -2.0, 0.25),
+            (-0.0, 1.0, -0.0, -0.25),
+            (0.5, -0.0, 3.0, 1.0),
+        ] {
+            let row = SampleRow {
+                cell: [5, -7, 2, 0],
+                local: [x0, y, z, 0.0],
+                step_x: step,
+                first_x: 0,
+                seed: 0x1234_5678,
+                period: [0; 4],
+            };
+            let mut out = vec![0.0f32; 40];
+            for width in VectorWidth::supported() {
+                with_vector_width(width, || rows(&row, &mut out));
+                for (i, v) in out.iter().enumerate() {
+                    let expected = point(&row.point(i));
+                    assert_eq!(
+                        v.to_bits(),
+                        expected.to_bits(),
+                        "{} {dims}D {extra} ({width}): sample {i} of {row:?}: row {v}, point {expected}",
+                        family.name()
+                    );
+                }
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 8, "row samplers checked: {checked}");
+}
+
+#[test]
 fn points_samplers_equal_point_samplers_bit_for_bit() {
     // A family's sampler for a warped row (positions given axis by axis) must return exactly
     // what its point sampler returns at each position, on every parameter choice, with and

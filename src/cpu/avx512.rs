@@ -174,3 +174,115 @@ pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         store16(out, i, lerp16(lerp16(a, b, ux), lerp16(c, d, ux), uy));
     }
 }
+
+/// For each hash's low four bits `k` (see `perlin_grad_3d`): bit 31 flips the x offset when
+/// the gradient has an x component, bit 0 says whether it has one (k < 8: x is `u`, signed by
+/// bit 0 of `k`; k = 12 or 14: x is `v`, signed by bit 1; the others have none).
+const fn perlin_x_terms_3d() -> [i32; 16] {
+    let mut w = [0; 16];
+    let mut k = 0;
+    while k < 16 {
+        let (has_x, flip) = if k < 8 {
+            (true, k & 1 != 0)
+        } else if k == 12 || k == 14 {
+            (true, k & 2 != 0)
+        } else {
+            (false, false)
+        };
+        w[k] = (if flip { i32::MIN } else { 0 }) | has_x as i32;
+        k += 1;
+    }
+    w
+}
+const PERLIN_X_TERMS_3D: [i32; 16] = perlin_x_terms_3d();
+
+/// The part of `su + sv` in `perlin_grad_3d` without x, for each `k`, at the y and z offsets
+/// `dy`, `dz` of one corner (constant along a row): `sv` when `u` is x, `su` when `v` is x,
+/// and the whole `su + sv` (the same sum of the same terms) when the gradient has no x.
+fn perlin_other_terms_3d(dy: f32, dz: f32) -> [f32; 16] {
+    let signed = |v: f32, flip: bool| if flip { -v } else { v };
+    std::array::from_fn(|k| {
+        let (b0, b1) = (k & 1 != 0, k & 2 != 0);
+        match k {
+            0..=3 => signed(dy, b1),
+            4..=7 => signed(dz, b1),
+            12 | 14 => signed(dy, b0),
+            _ => signed(dy, b0) + signed(dz, b1),
+        }
+    })
+}
+
+/// `perlin_3d_row_lanes` (improved gradients, no period) for a row whose x coordinates are
+/// all below 2^23 in magnitude (`SampleRow::x_is_small`).
+///
+/// The twin's corner is `(su + sv) * INV_SQRT2`, `su` and `sv` two of the offsets picked and
+/// signed by the hash. Along a row y and z are constant, so each corner's part without x is
+/// one of 16 numbers per row, picked by a permute; the x offset, signed by a permuted sign
+/// bit, is added where the gradient has an x component (`su + sv` in the twin's order, or in
+/// the other, which gives the same bits).
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
+pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    use super::hash::HASH_PRIME_Z;
+    let axis = |k: usize| {
+        let fl = super::floor(row.local[k]);
+        (
+            row.cell[k].wrapping_add(super::to_i32(fl)),
+            row.local[k] - fl,
+        )
+    };
+    let (iy, fy) = axis(1);
+    let (iz, fz) = axis(2);
+    let uy = _mm512_set1_ps(fade(fy, FADE));
+    let uz = _mm512_set1_ps(fade(fz, FADE));
+    let y = [iy, iy.wrapping_add(1)].map(|c| (c as u32).wrapping_mul(HASH_PRIME_Y));
+    let z = [iz, iz.wrapping_add(1)].map(|c| (c as u32).wrapping_mul(HASH_PRIME_Z));
+    // Per corner (dy, dz): the seed and (y, z) hash terms, and the table of parts without x
+    // at offsets (fy - dy, fz - dz).
+    let yz_hash = |dy: usize, dz: usize| _mm512_set1_epi32((row.seed ^ y[dy] ^ z[dz]) as i32);
+    let other = |dy: usize, dz: usize| {
+        let table = perlin_other_terms_3d(fy - dy as f32, fz - dz as f32);
+        // SAFETY: the table holds 16 floats.
+        unsafe { _mm512_loadu_ps(table.as_ptr()) }
+    };
+    let (h00, h10, h01, h11) = (yz_hash(0, 0), yz_hash(1, 0), yz_hash(0, 1), yz_hash(1, 1));
+    let (t00, t10, t01, t11) = (other(0, 0), other(1, 0), other(0, 1), other(1, 1));
+    // SAFETY: the table holds 16 integers.
+    let x_terms = unsafe { _mm512_loadu_si512(PERLIN_X_TERMS_3D.as_ptr().cast()) };
+    let sign = _mm512_set1_epi32(i32::MIN);
+    let has_x = _mm512_set1_epi32(1);
+    let inv_sqrt2 = _mm512_set1_ps(std::f32::consts::FRAC_1_SQRT_2);
+    let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let cell_x = _mm512_set1_epi32(row.cell[0]);
+    let prime_x = _mm512_set1_epi32(HASH_PRIME_X as i32);
+    let one = _mm512_set1_ps(1.0);
+    let corner = |yz: __m512i, xh: __m512i, dx: __m512, others: __m512| {
+        let h = hash_finish16(_mm512_xor_si512(yz, xh));
+        let w = _mm512_permutexvar_epi32(h, x_terms);
+        let flip = _mm512_and_si512(w, sign);
+        let sx = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(dx), flip));
+        let rest = _mm512_permutexvar_ps(h, others);
+        let with_x = _mm512_test_epi32_mask(w, has_x);
+        _mm512_mul_ps(_mm512_mask_add_ps(rest, with_x, sx, rest), inv_sqrt2)
+    };
+    for i in (0..out.len()).step_by(16) {
+        let x = row_x16(row, i, lane);
+        let (flx, cx) = split_small16(x);
+        let ix = _mm512_add_epi32(cell_x, cx);
+        let fx0 = _mm512_sub_ps(x, flx);
+        let fx1 = _mm512_sub_ps(fx0, one);
+        let x0 = _mm512_mullo_epi32(ix, prime_x);
+        let x1 = _mm512_add_epi32(x0, prime_x);
+        let ux = fade16::<FADE>(fx0);
+        let z0 = lerp16(
+            lerp16(corner(h00, x0, fx0, t00), corner(h00, x1, fx1, t00), ux),
+            lerp16(corner(h10, x0, fx0, t10), corner(h10, x1, fx1, t10), ux),
+            uy,
+        );
+        let z1 = lerp16(
+            lerp16(corner(h01, x0, fx0, t01), corner(h01, x1, fx1, t01), ux),
+            lerp16(corner(h11, x0, fx0, t11), corner(h11, x1, fx1, t11), ux),
+            uy,
+        );
+        store16(out, i, lerp16(z0, z1, uz));
+    }
+}

@@ -241,6 +241,20 @@ pub fn perlin_3d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut 
         row.fill_pointwise(out, |p| perlin_at(3, p, fade_kind, gradients));
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if super::vector_width() == super::VectorWidth::Avx512 && row.x_is_small(out.len()) {
+        use super::avx512::perlin_3d_row_small;
+        use super::fade::{FADE_CUBIC, FADE_QUINTIC};
+        // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
+        unsafe {
+            match fade_kind {
+                FADE_QUINTIC => perlin_3d_row_small::<FADE_QUINTIC>(row, out),
+                FADE_CUBIC => perlin_3d_row_small::<FADE_CUBIC>(row, out),
+                _ => perlin_3d_row_small::<{ super::fade::FADE_LINEAR }>(row, out),
+            }
+        }
+        return;
+    }
     super::vectorized_by_fade!(fade_kind, perlin_3d_row_lanes(row, out))
 }
 
