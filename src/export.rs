@@ -238,8 +238,17 @@ impl StreamWriter {
         let range = self.range;
         match self.encoder.as_mut().expect("writer not finished") {
             Encoder::Npy(w) => {
-                let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
-                w.write_all(&bytes).map_err(io_err(&path))?;
+                // The samples' own bytes on little-endian machines (no copy); converted in
+                // blocks elsewhere.
+                if cfg!(target_endian = "little") {
+                    w.write_all(bytemuck::cast_slice(data))
+                        .map_err(io_err(&path))?;
+                } else {
+                    for block in data.chunks(1 << 14) {
+                        let bytes: Vec<u8> = block.iter().flat_map(|v| v.to_le_bytes()).collect();
+                        w.write_all(&bytes).map_err(io_err(&path))?;
+                    }
+                }
             }
             Encoder::Png { stream, sixteen } => {
                 let bytes: Vec<u8> = if *sixteen {
