@@ -421,7 +421,7 @@ fn per_frame_changes_follow_the_graph() {
     let out = pass.create_output();
     let created = ctx.pipeline_creations();
     pass.set_time(0.25).expect("time");
-    pass.set_seed(99);
+    pass.set_seed(99).expect("seed");
     pass.set_origin([10.0, -4.0, 0.0]).expect("origin");
     pass.set_height_scale(0.04).expect("scale");
     let mut encoder = ctx.device().create_command_encoder(&Default::default());

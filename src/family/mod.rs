@@ -146,7 +146,7 @@ pub trait Family: Send + Sync {
     /// Shader files (relative to `shaders/`, without `lib/`) this family calls, dependencies first.
     fn shader_files(&self) -> &'static [&'static str];
     /// The WGSL expression the stage evaluates. It may use `cell: vec4<i32>`,
-    /// `local: vec4<f32>`, `seed: u32`, `period: vec4<i32>`, `params.family` (the uniforms, array<vec4<f32>, 4>)
+    /// `local: vec4<f32>`, `seed: u32`, `period: vec4<i32>`, `params.family` (the uniforms, `array<vec4<f32>, 4>`)
     /// and, when [`Family::aux_data`] gives data, `aux: array<f32>`.
     fn wgsl_call(&self, dims: u32, params: &FamilyParams) -> String;
     /// Numbers passed through the uniform buffer (see [`FamilyUniforms`]).

@@ -12,7 +12,8 @@ use super::assemble::{
     analytic_normal_source, BINDING_NORMAL_PARAMS, BINDING_OUT, BINDING_PARAMS, WORKGROUP,
 };
 use super::pipeline::{CachedPipeline, LayoutKey};
-use super::target::check_texture;
+use super::requirements::DeviceRequirements;
+use super::target::{on_device, TargetSpec, TargetView};
 use super::{GpuContext, NormalMapOptions};
 use crate::cpu::analytic_normal::run_analytic_normal;
 use crate::error::{Error, Result};
@@ -227,14 +228,8 @@ impl AnalyticNormalPass {
         options.check()?;
         check_normal_view(&view)?;
         let chain = analytic_chain(graph, node)?;
-        ctx.check_view(&view)?;
-        let limits = ctx.limits();
-        if limits.max_storage_textures_per_shader_stage < 1 {
-            return Err(Error::Limit(format!(
-                "analytic normal map: the device has max_storage_textures_per_shader_stage = {} (needs 1)",
-                limits.max_storage_textures_per_shader_stage
-            )));
-        }
+        view.check()?;
+        ctx.check_requirements(&DeviceRequirements::for_texture_pass(&view, 0))?;
         let source = analytic_normal_source(&chain, options.format.wgsl_name())
             .expect("analytic_chain checked the gradient variant");
         let pipeline = ctx.pipelines().get(
@@ -308,10 +303,13 @@ impl AnalyticNormalPass {
         Ok(())
     }
 
-    /// Sets the graph seed (each node adds its `seed_offset`, each octave its index).
-    pub fn set_seed(&mut self, seed: u32) {
+    /// Sets the graph seed (each node adds its `seed_offset`, each octave its index). Every
+    /// `u32` is a valid seed, so this never fails; it returns a `Result` like the other
+    /// setters.
+    pub fn set_seed(&mut self, seed: u32) -> Result<()> {
         self.seed = seed;
         self.dirty = true;
+        Ok(())
     }
 
     /// Moves the view: pixel (x, y) samples `origin + (x, y, 0) * extent / size`.
@@ -346,14 +344,14 @@ impl AnalyticNormalPass {
         normals: &wgpu::Texture,
     ) -> Result<()> {
         let [w, h, _] = self.view.size;
-        check_texture(
-            "normal map",
-            normals,
-            self.options.format.texture_format(),
-            wgpu::TextureDimension::D2,
-            [w, h, 1],
-            wgpu::TextureUsages::STORAGE_BINDING,
-        )?;
+        TargetSpec {
+            role: "normal map",
+            formats: &[self.options.format.texture_format()],
+            dimension: wgpu::TextureDimension::D2,
+            size: Some([w, h, 1]),
+            usage: wgpu::TextureUsages::STORAGE_BINDING,
+        }
+        .check(&TargetView::new(normals))?;
         if self.dirty {
             let u = chain_uniform(&self.chain, self.seed, &self.view, self.time);
             let queue = self.ctx.queue();
@@ -365,12 +363,15 @@ impl AnalyticNormalPass {
             );
             self.dirty = false;
         }
-        if self.binding.as_ref().map(|(t, _)| t) != Some(normals) {
-            let view = normals.create_view(&wgpu::TextureViewDescriptor::default());
-            let group = self
-                .ctx
-                .device()
-                .create_bind_group(&wgpu::BindGroupDescriptor {
+        // Checked on every call: wgpu compares textures by id within their own instance.
+        let textures = [("normal map", normals)];
+        if self.binding.as_ref().map(|(t, _)| t) == Some(normals) {
+            on_device(self.ctx.device(), &textures, || ())?;
+        } else {
+            let device = self.ctx.device();
+            let group = on_device(device, &textures, || {
+                let view = TargetView::new(normals).create_view("noisegraph analytic normal map");
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("noisegraph analytic normal map"),
                     layout: &self.pipeline.layout,
                     entries: &[
@@ -387,7 +388,8 @@ impl AnalyticNormalPass {
                             resource: self.normal_uniform.as_entire_binding(),
                         },
                     ],
-                });
+                })
+            })?;
             self.binding = Some((normals.clone(), group));
         }
         let group = &self.binding.as_ref().expect("bound above").1;

@@ -6,7 +6,7 @@ mod node;
 mod plan;
 mod validate;
 
-pub use builder::GraphBuilder;
+pub use builder::{GraphBuilder, NodeBuilder};
 pub use json::MAX_OCTAVES;
 pub use node::*;
 pub use plan::*;
