@@ -184,23 +184,48 @@ impl Executor {
         match backend {
             Backend::Cpu => Ok((Executor::Cpu, None)),
             Backend::Gpu => Ok((Executor::Gpu(Arc::new(GpuContext::new()?)), None)),
-            Backend::Auto => match crate::gpu::default_adapter_info() {
-                Ok(info) if info.device_type == wgpu::DeviceType::Cpu => Ok((
-                    Executor::Cpu,
-                    Some(format!(
-                        "the only GPU adapter ({}) is a CPU adapter, slower on these cores \
-                         than the CPU reference path; using the CPU path (--backend gpu uses \
-                         the adapter)",
-                        info.name
+            Backend::Auto => {
+                use crate::gpu::adapter_cache::{self, CpuAnswer};
+                // The probe's answer from the cache folder, when it led to the CPU path and
+                // nothing it depends on has changed (never when a GPU is required).
+                let cached = (!gpu_required()).then(adapter_cache::cached).flatten();
+                let answer = match cached.clone() {
+                    Some(answer) => Some(answer),
+                    None => match crate::gpu::default_adapter_info() {
+                        Ok(info) if info.device_type == wgpu::DeviceType::Cpu => {
+                            Some(CpuAnswer::CpuAdapter(info.name))
+                        }
+                        Ok(_) => None,
+                        Err(Error::NoAdapter) if !gpu_required() => Some(CpuAnswer::NoAdapter),
+                        Err(e) => return Err(e),
+                    },
+                };
+                if cached.is_none() {
+                    adapter_cache::remember(answer.as_ref());
+                }
+                let from_cache = if cached.is_some() {
+                    " (adapter probe answer from the cache; `noisegraph info` probes again)"
+                } else {
+                    ""
+                };
+                match answer {
+                    Some(CpuAnswer::CpuAdapter(name)) => Ok((
+                        Executor::Cpu,
+                        Some(format!(
+                            "the only GPU adapter ({name}) is a CPU adapter, slower on these \
+                             cores than the CPU reference path; using the CPU path (--backend \
+                             gpu uses the adapter){from_cache}"
+                        )),
                     )),
-                )),
-                Ok(_) => Ok((Executor::Gpu(Arc::new(GpuContext::new()?)), None)),
-                Err(Error::NoAdapter) if !gpu_required() => Ok((
-                    Executor::Cpu,
-                    Some("no GPU adapter found; using the CPU reference path".to_string()),
-                )),
-                Err(e) => Err(e),
-            },
+                    Some(CpuAnswer::NoAdapter) => Ok((
+                        Executor::Cpu,
+                        Some(format!(
+                            "no GPU adapter found; using the CPU reference path{from_cache}"
+                        )),
+                    )),
+                    None => Ok((Executor::Gpu(Arc::new(GpuContext::new()?)), None)),
+                }
+            }
         }
     }
 

@@ -49,6 +49,8 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "analysis")))]
 pub mod analysis;
 #[doc(hidden)]
+pub mod cache;
+#[doc(hidden)]
 pub mod cpu;
 pub mod engine;
 mod error;

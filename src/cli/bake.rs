@@ -585,8 +585,24 @@ impl Runner {
             .executor
             .as_ref()
             .map_or_else(|| "no backend used".to_string(), Executor::describe);
+        // On a GPU: the kernels compiled and what the persistent pipeline cache did (written
+        // back here, before the total time is taken).
+        let pipelines = match &self.executor {
+            Some(Executor::Gpu(ctx)) => {
+                let cache = match ctx.save_pipeline_cache() {
+                    Ok(save) => save.summary(),
+                    Err(e) => format!("pipeline cache not saved: {e}"),
+                };
+                format!(
+                    "; {} pipelines compiled in {:.3} s, {cache}",
+                    ctx.pipeline_creations(),
+                    ctx.pipelines().compile_seconds()
+                )
+            }
+            _ => String::new(),
+        };
         eprintln!(
-            "noisegraph: {} written, {} skipped, {} failed: {} pixels baked in {:.3} s ({:.3} s total), {:.1} Msamples/s, {}",
+            "noisegraph: {} written, {} skipped, {} failed: {} pixels baked in {:.3} s ({:.3} s total), {:.1} Msamples/s, {}{pipelines}",
             t.written,
             t.skipped,
             failed,

@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::assemble::{
@@ -71,12 +71,15 @@ fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// Compiled pipelines keyed by assembled source, with a count of compilations.
+/// Compiled pipelines keyed by assembled source, with a count of compilations and the time
+/// they took; compiled through the driver's persistent cache when the context has one.
 #[derive(Default)]
 pub struct PipelineCache {
     pipelines: Mutex<HashMap<String, Arc<CachedPipeline>>>,
     creations: AtomicUsize,
+    compile_nanos: AtomicU64,
     specialized: Mutex<SpecializedEntries>,
+    disk: Option<wgpu::PipelineCache>,
 }
 
 /// Specialized kernels serve one set of numbers each, so they are bounded: the oldest is
@@ -215,9 +218,22 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
 }
 
 impl PipelineCache {
+    /// An empty cache whose pipelines are compiled through the driver's cache `disk`.
+    pub(super) fn with_disk_cache(disk: Option<wgpu::PipelineCache>) -> Self {
+        PipelineCache {
+            disk,
+            ..Self::default()
+        }
+    }
+
     /// Pipelines compiled so far (cache misses).
     pub fn creations(&self) -> usize {
         self.creations.load(Ordering::SeqCst)
+    }
+
+    /// Time spent compiling them (WGSL to the driver's pipeline), in seconds.
+    pub fn compile_seconds(&self) -> f64 {
+        self.compile_nanos.load(Ordering::SeqCst) as f64 * 1e-9
     }
 
     /// Number of distinct pipelines held.
@@ -305,6 +321,7 @@ impl PipelineCache {
         if let Some(p) = map.get(source) {
             return Ok(p.clone());
         }
+        let started = std::time::Instant::now();
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("noisegraph stage"),
@@ -325,7 +342,7 @@ impl PipelineCache {
             module: &module,
             entry_point: Some("main"),
             compilation_options: Default::default(),
-            cache: None,
+            cache: self.disk.as_ref(),
         });
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!(
@@ -333,6 +350,8 @@ impl PipelineCache {
             )));
         }
         self.creations.fetch_add(1, Ordering::SeqCst);
+        self.compile_nanos
+            .fetch_add(started.elapsed().as_nanos() as u64, Ordering::SeqCst);
         let cached = Arc::new(CachedPipeline { pipeline, layout });
         map.insert(source.to_string(), cached.clone());
         Ok(cached)
