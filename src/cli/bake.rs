@@ -26,6 +26,10 @@ use super::Failure;
 pub const AUTO_TILE_PIXELS: u64 = 1 << 24;
 /// The tile edge used when tiling automatically.
 pub const AUTO_TILE: u32 = 1024;
+/// On the CPU path, images of at least this many pixels (2D, streamed formats) are baked in
+/// row bands of about half as many, each written while the next is baked: writing and the
+/// disk's work overlap the generation instead of following it.
+pub const CPU_BAND_PIXELS: u64 = 1 << 22;
 /// Exit codes of a batch count failed jobs, up to this.
 pub const MAX_FAILURE_EXIT: usize = 125;
 
@@ -483,11 +487,22 @@ impl Runner {
             None => {
                 let max = self.max_dimension()?;
                 let [w, h, _] = job.view.size;
+                let on_cpu = matches!(self.executor()?, Executor::Cpu);
+                let streamed = match job.format {
+                    Format::Npy => true,
+                    // A PNG of the data's own range needs the whole field first.
+                    Format::Png | Format::Png16 => !job.minmax,
+                    Format::Exr => false,
+                };
                 if job.view.pixel_count() > AUTO_TILE_PIXELS || w > max || h > max {
                     // Wide images get shorter tiles, so a row band stays near 2^26 pixels.
                     let tile_w = AUTO_TILE.min(max);
                     let tile_h = ((1u64 << 26) / w as u64).clamp(16, AUTO_TILE as u64) as u32;
                     Some(TileGrid::with_tile_size([w, h], [tile_w, tile_h.min(max)]))
+                } else if on_cpu && streamed && job.view.pixel_count() >= CPU_BAND_PIXELS {
+                    // Whole-width bands (the CPU path splits rows between its threads).
+                    let band_h = ((CPU_BAND_PIXELS / 2) / w as u64).max(16) as u32;
+                    Some(TileGrid::with_tile_size([w, h], [w, band_h]))
                 } else {
                     None
                 }
@@ -544,7 +559,9 @@ impl Runner {
     }
 
     /// Bakes the grid's tiles one row band at a time and streams each band to the file:
-    /// memory holds one band (width x tile height) and one tile, not the image.
+    /// memory holds a few bands (width x tile height) and one tile, not the image. A second
+    /// thread writes (and encodes) each band while the next is baked, and asks the OS to
+    /// start putting it on disk, so that little is left for the final sync.
     fn bake_stitched(
         &mut self,
         plan: &Plan,
@@ -554,29 +571,73 @@ impl Runner {
         bar: &ProgressBar,
     ) -> Result<(), Failure> {
         let width = job.view.size[0] as usize;
-        let mut writer = StreamWriter::create(&job.output, job.format, job.view.size, range)?;
-        let mut band: Vec<f32> = Vec::new();
-        for row in 0..grid.rows() {
-            let mut band_height = 0usize;
-            for column in 0..grid.columns() {
-                let tile = grid.tile((row * grid.columns() + column) as usize);
-                let field = self.bake(plan, &tile.view(&job.view))?;
-                let (tw, th) = (tile.size[0] as usize, tile.size[1] as usize);
-                if band_height == 0 {
-                    band_height = th;
-                    band.clear();
-                    band.resize(width * th, 0.0);
+        let writer = StreamWriter::create(&job.output, job.format, job.view.size, range)?;
+        // One band waiting while one is written and the next is baked.
+        let (bands, received) = std::sync::mpsc::sync_channel::<Vec<f32>>(1);
+        std::thread::scope(|scope| {
+            let written = scope.spawn(move || -> Result<(), Failure> {
+                let mut writer = writer;
+                for band in received {
+                    writer.write_rows(&band)?;
+                    writer.start_writeback();
                 }
-                let x0 = tile.offset[0] as usize;
-                for (y, line) in field.data.chunks_exact(tw).enumerate() {
-                    band[y * width + x0..y * width + x0 + tw].copy_from_slice(line);
+                // All bands sent, or the baking side stopped: finish only a whole image
+                // (an unfinished writer removes its temporary file when dropped).
+                if writer.is_complete() {
+                    writer.finish()?;
                 }
-                bar.inc(field.data.len() as u64);
-            }
-            writer.write_rows(&band[..width * band_height])?;
+                Ok(())
+            });
+            let baked = (|| -> Result<(), Failure> {
+                for row in 0..grid.rows() {
+                    let band = self.bake_band(plan, job, grid, row, width, bar)?;
+                    if bands.send(band).is_err() {
+                        break; // the writer failed: its error is reported below
+                    }
+                }
+                Ok(())
+            })();
+            drop(bands);
+            let written = written.join().unwrap_or_else(|_| {
+                Err(Failure {
+                    code: 1,
+                    message: format!("{}: the writing thread panicked", job.output.display()),
+                })
+            });
+            baked.and(written)
+        })
+    }
+
+    /// Bakes row `row` of the grid's tiles into one whole-width band of samples.
+    fn bake_band(
+        &mut self,
+        plan: &Plan,
+        job: &Job,
+        grid: &TileGrid,
+        row: u32,
+        width: usize,
+        bar: &ProgressBar,
+    ) -> Result<Vec<f32>, Failure> {
+        if grid.columns() == 1 {
+            let field = self.bake(plan, &grid.tile(row as usize).view(&job.view))?;
+            bar.inc(field.data.len() as u64);
+            return Ok(field.data);
         }
-        writer.finish()?;
-        Ok(())
+        let mut band: Vec<f32> = Vec::new();
+        for column in 0..grid.columns() {
+            let tile = grid.tile((row * grid.columns() + column) as usize);
+            let field = self.bake(plan, &tile.view(&job.view))?;
+            let (tw, th) = (tile.size[0] as usize, tile.size[1] as usize);
+            if band.is_empty() {
+                band.resize(width * th, 0.0);
+            }
+            let x0 = tile.offset[0] as usize;
+            for (y, line) in field.data.chunks_exact(tw).enumerate() {
+                band[y * width + x0..y * width + x0 + tw].copy_from_slice(line);
+            }
+            bar.inc(field.data.len() as u64);
+        }
+        Ok(band)
     }
 
     fn summary(&self, failed: usize, start: Instant) {
