@@ -193,6 +193,14 @@ pub trait Family: Send + Sync {
     fn wgsl_grad_call(&self, _dims: u32, _params: &FamilyParams) -> Option<String> {
         None
     }
+    /// Why [`Family::wgsl_grad_call`] is `None` for these parameters, in words for an error
+    /// message (for example a variant whose field jumps).
+    fn no_gradient_reason(&self, dims: u32, _params: &FamilyParams) -> String {
+        format!(
+            "family '{}' has no gradient variant in {dims}D",
+            self.name()
+        )
+    }
     /// The CPU twin of [`Family::wgsl_grad_call`]; `Some` exactly when that is.
     fn cpu_grad_sampler(
         &self,

@@ -62,10 +62,11 @@ pub fn analytic_chain(graph: &NoiseGraph, node: Option<&str>) -> Result<Generate
         .wgsl_grad_call(dims, &chain.source.params)
         .is_none()
     {
+        let reason = chain.family.no_gradient_reason(dims, &chain.source.params);
         let why = if family_id == id {
-            format!("family '{name}' has no gradient variant in {dims}D")
+            reason
         } else {
-            format!("its source '{family_id}' is family '{name}', which has no gradient variant in {dims}D")
+            format!("its source '{family_id}' is family '{name}': {reason}")
         };
         return Err(refuse(why));
     }
@@ -89,12 +90,14 @@ fn check_normal_view(view: &View) -> Result<()> {
     Ok(())
 }
 
-/// The chain's uniforms at `time` (added to the z of a 3D family, as
+/// The chain's uniforms at `time` (added to the z of a 3D family, the w of a 4D one, as
 /// [`CompiledGraph::set_time`](super::CompiledGraph::set_time) does): every octave in one pass.
 fn chain_uniform(chain: &GenerateStage, seed: u32, view: &View, time: f64) -> StageUniform {
     let mut timed = chain.clone();
-    if timed.source.dims == 3 {
-        timed.source.z += time;
+    match timed.source.dims {
+        3 => timed.source.z += time,
+        4 => timed.source.w += time,
+        _ => {}
     }
     timed.uniforms(seed, view)
 }
@@ -290,7 +293,8 @@ impl AnalyticNormalPass {
         Ok(())
     }
 
-    /// Sets the time: added to the `z` of a 3D family node (2D nodes do not move), as
+    /// Sets the time: added to the `z` of a 3D family node, the `w` of a 4D one (2D nodes do
+    /// not move), as
     /// [`CompiledGraph::set_time`](super::CompiledGraph::set_time) does.
     pub fn set_time(&mut self, time: f64) -> Result<()> {
         if !time.is_finite() {
