@@ -1,6 +1,7 @@
 //! The CPU path on the workloads of `cargo bench --bench compare`, timed by CPU time as well
 //! as wall time, so that runs on a busy machine can still be compared:
-//! `cargo run --release --example cpu_bench -- [threads] [runs] [workload...]`.
+//! `cargo run --release --example cpu_bench -- [threads] [runs] [workload...]` prints the
+//! median and the lowest wall time and the lowest CPU time of `runs` runs after a warm-up.
 //! `NOISEGRAPH_CPU_VECTOR=avx2` (or `baseline`) holds the sample loops to a narrower unit.
 
 use std::time::Instant;
@@ -43,7 +44,7 @@ fn graph(family: &str, dims: u32, frequency: f64, octaves: u32) -> NoiseGraph {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let threads: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(1);
-    let runs: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(5);
+    let runs: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(5).max(1);
     let only: Vec<&str> = args.iter().skip(2).map(String::as_str).collect();
     let n = 2048;
     let workloads = [
@@ -63,7 +64,7 @@ fn main() {
         .build()
         .unwrap();
     println!(
-        "vector width {}, {threads} threads, best of {runs} runs",
+        "vector width {}, {threads} threads, median/min of {runs} runs",
         noisegraph::cpu::vector_width()
     );
     for (name, g, view) in &workloads {
@@ -71,21 +72,25 @@ fn main() {
             continue;
         }
         let plan = Plan::new(g, None).unwrap();
-        let mut best_wall = f64::MAX;
+        let mut walls = Vec::new();
         let mut best_cpu = f64::MAX;
-        for _ in 0..runs + 1 {
+        for run in 0..runs + 1 {
             let (wall, cpu) = pool.install(|| {
                 let t = Instant::now();
                 let c = process_cpu_seconds();
                 std::hint::black_box(run_cpu(&plan, view, &RunOptions::default()).unwrap());
                 (t.elapsed().as_secs_f64(), process_cpu_seconds() - c)
             });
-            best_wall = best_wall.min(wall);
-            best_cpu = best_cpu.min(cpu);
+            if run > 0 {
+                walls.push(wall);
+                best_cpu = best_cpu.min(cpu);
+            }
         }
+        walls.sort_by(f64::total_cmp);
         println!(
-            "{name:>9}: wall {:7.2} ms, cpu {:7.2} ms",
-            best_wall * 1e3,
+            "{name:>9}: wall median {:7.2} ms min {:7.2} ms, cpu min {:7.2} ms",
+            walls[walls.len() / 2] * 1e3,
+            walls[0] * 1e3,
             best_cpu * 1e3
         );
     }

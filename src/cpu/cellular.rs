@@ -563,10 +563,11 @@ fn cellular_3d_visits(
 }
 
 /// The 3^d search of a block of samples whose x cells are `a`'s or `b`'s (`use_a` per
-/// lane): each visit's numbers are drawn once per cell, not once per sample, and the lanes
-/// compare their keys in the point search's order. Output and deciding key per lane.
+/// lane; without `TWO_CELLS` every lane takes `a`'s, and no lane pays for the choice):
+/// each visit's numbers are drawn once per cell, not once per sample, and the lanes compare
+/// their keys in the point search's order. Output and deciding key per lane.
 #[inline(always)]
-fn cellular_block_lanes<const METRIC: u32, const N: usize>(
+fn cellular_block_lanes<const METRIC: u32, const N: usize, const TWO_CELLS: bool>(
     fx: &[f32; BLOCK],
     use_a: &[bool; BLOCK],
     [a, b]: [&[Visit; N]; 2],
@@ -575,7 +576,7 @@ fn cellular_block_lanes<const METRIC: u32, const N: usize>(
     let mut best = [[FAR; BLOCK], [FAR; BLOCK], [0.0; BLOCK]];
     for j in 0..N {
         for l in 0..BLOCK {
-            let v = if use_a[l] { a[j] } else { b[j] };
+            let v = if !TWO_CELLS || use_a[l] { a[j] } else { b[j] };
             let key = cellular_distance_key([v.x_part - fx[l], v.d1, v.d2], METRIC);
             let kept = cellular_keep_lanes([best[0][l], best[1][l], best[2][l]], key, v.value);
             (best[0][l], best[1][l], best[2][l]) = (kept[0], kept[1], kept[2]);
@@ -592,7 +593,9 @@ fn cellular_block_lanes<const METRIC: u32, const N: usize>(
 
 /// Runs the search for samples `first..first + out.len()` of `row` in blocks of [`BLOCK`]:
 /// a block whose samples lie in at most two x cells takes the block search with the visits
-/// of those cells (`visits(ix)`, kept for the next block), others `per_sample`.
+/// of those cells (`visits(ix)`, kept for the next block), others `per_sample`. Both
+/// closures run inside the caller's vectorized loop: `per_sample` must be
+/// `#[inline(always)]`, or it is compiled on its own for the baseline.
 #[inline(always)]
 fn cellular_blocks<const METRIC: u32, const N: usize>(
     row: &SampleRow,
@@ -612,9 +615,16 @@ fn cellular_blocks<const METRIC: u32, const N: usize>(
         let start = first + b * BLOCK;
         let n = out.len();
         // Lanes past `n` are further samples of the row; their results are dropped.
-        let x: [f32; BLOCK] = std::array::from_fn(|l| row.x_at(start + l));
-        let fl = x.map(super::floor);
-        let ix = fl.map(|f| row.cell[0].wrapping_add(super::to_i32(f)));
+        // Plain loops: `array::map` is not always inlined, and then runs at the baseline.
+        let mut fx = [0.0f32; BLOCK];
+        let mut ix = [0i32; BLOCK];
+        let mut use_a = [false; BLOCK];
+        for l in 0..BLOCK {
+            let x = row.x_at(start + l);
+            let fl = super::floor(x);
+            ix[l] = row.cell[0].wrapping_add(super::to_i32(fl));
+            fx[l] = x - fl;
+        }
         let (ia, ib) = (ix[0], ix[n - 1]);
         if !ix[..n].iter().all(|&i| i == ia || i == ib) || ia.abs_diff(ib) > 1 {
             per_sample(start, out, deciding);
@@ -629,10 +639,15 @@ fn cellular_blocks<const METRIC: u32, const N: usize>(
             }
         };
         let va = cell(ia);
-        let vb = if ib == ia { va } else { cell(ib) };
-        let fx: [f32; BLOCK] = std::array::from_fn(|l| x[l] - fl[l]);
-        let use_a = ix.map(|i| i == ia);
-        let (o, d) = cellular_block_lanes::<METRIC, N>(&fx, &use_a, [&va, &vb], ret);
+        for l in 0..BLOCK {
+            use_a[l] = ix[l] == ia;
+        }
+        let (o, d) = if ib == ia {
+            cellular_block_lanes::<METRIC, N, false>(&fx, &use_a, [&va, &va], ret)
+        } else {
+            let vb = cell(ib);
+            cellular_block_lanes::<METRIC, N, true>(&fx, &use_a, [&va, &vb], ret)
+        };
         out.copy_from_slice(&o[..n]);
         deciding.copy_from_slice(&d[..n]);
     }
@@ -659,6 +674,7 @@ fn cellular_2d_inner_lanes<const METRIC: u32>(
         out,
         deciding,
         |ix| cellular_2d_visits(ix, iy, fy, row.seed, jitter),
+        #[inline(always)]
         |start, out, deciding| {
             cellular_2d_sample_lanes::<METRIC>(row, start, ret, jitter, out, deciding)
         },
@@ -686,6 +702,7 @@ fn cellular_3d_inner_lanes<const METRIC: u32>(
         out,
         deciding,
         |ix| cellular_3d_visits(ix, cells, offsets, row.seed, jitter),
+        #[inline(always)]
         |start, out, deciding| {
             cellular_3d_sample_lanes::<METRIC>(row, start, ret, jitter, out, deciding)
         },
