@@ -234,8 +234,9 @@ impl Executor {
         match self {
             Executor::Gpu(ctx) => format!("GPU: {}", ctx.describe()),
             Executor::Cpu => format!(
-                "CPU reference path ({} threads)",
-                rayon::current_num_threads()
+                "CPU reference path ({} threads, {} loops)",
+                rayon::current_num_threads(),
+                crate::cpu::vector_width()
             ),
         }
     }

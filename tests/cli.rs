@@ -804,3 +804,46 @@ fn shards_split_a_manifest_of_whole_outputs_and_tiled_ones() {
         ]
     );
 }
+
+#[test]
+fn info_and_the_bake_summary_name_the_cpu_vector_width() {
+    // The width is the widest this CPU has, capped by NOISEGRAPH_CPU_VECTOR.
+    use noisegraph::cpu::vector::{VectorWidth, VECTOR_WIDTH_ENV};
+    let dir = workdir("vector_width");
+    write_graph(&dir, "g.json");
+    for cap in [None, Some(VectorWidth::Baseline)] {
+        let expected = match cap {
+            Some(w) => w,
+            None => *VectorWidth::supported().last().unwrap(),
+        };
+        let mut info = Command::new(env!("CARGO_BIN_EXE_noisegraph"));
+        let mut bake = Command::new(env!("CARGO_BIN_EXE_noisegraph"));
+        bake.args(["bake", "g.json", "-o", "g.npy", "--size", "16x16"])
+            .args(["--backend", "cpu"])
+            .current_dir(&dir);
+        info.arg("info").current_dir(&dir);
+        for cmd in [&mut info, &mut bake] {
+            match cap {
+                Some(w) => cmd.env(VECTOR_WIDTH_ENV, w.name()),
+                None => cmd.env_remove(VECTOR_WIDTH_ENV),
+            };
+        }
+        let info = info.output().unwrap();
+        let text = stdout(&info);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("CPU path: "))
+            .unwrap_or_else(|| panic!("no CPU path line in {text}"));
+        assert!(
+            line.contains(&format!("{expected} loops")),
+            "{line} (expected {expected})"
+        );
+        let bake = bake.output().unwrap();
+        assert!(bake.status.success(), "{}", stderr(&bake));
+        assert!(
+            stderr(&bake).contains(&format!("threads, {expected} loops)")),
+            "{}",
+            stderr(&bake)
+        );
+    }
+}
