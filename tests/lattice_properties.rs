@@ -715,6 +715,75 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
 }
 
 #[test]
+fn long_row_samplers_equal_point_samplers_bit_for_bit() {
+    // Whole image rows (hundreds to thousands of samples over a few to many cells), where
+    // cellular rows take their block paths (each cell's points drawn once, blocks within one
+    // or two cells) and fall back per sample elsewhere; steps of either sign, every width.
+    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
+    use noisegraph::family::SampleRow;
+    let mut state = 0x51ED_2701u32;
+    let mut next = || {
+        state = noisegraph::cpu::hash::pcg(state);
+        state
+    };
+    let extras = [json!({}), json!({"fade": "cubic"})];
+    let mut checked = 0;
+    for (family, dims, extra, stage, u) in one_node_stages(11, &extras) {
+        if !["value", "perlin", "simplex", "cellular"].contains(&family.name()) {
+            continue;
+        }
+        let Some(rows) = family.cpu_row_sampler(dims, &stage.source.params, u.family) else {
+            continue;
+        };
+        let point = family.cpu_sampler(
+            dims,
+            &stage.source.params,
+            u.family,
+            stage.aux_data(11).unwrap_or_default().into(),
+        );
+        for case in 0..12 {
+            let n = [2048, 1000, 333, 4096][case % 4];
+            // From 1/256 of a cell per sample (16 samples well inside a cell) to 1/3.
+            let step = [1.0 / 256.0, 1.0 / 64.0, 1.0 / 17.0, 1.0 / 3.0][(case / 4 + case) % 4];
+            let sign = if next() % 4 == 0 { -1.0 } else { 1.0 };
+            let row = SampleRow {
+                cell: [
+                    (next() % 2000) as i32 - 1000,
+                    (next() % 2000) as i32 - 1000,
+                    (next() % 9) as i32,
+                    0,
+                ],
+                local: [
+                    (next() % 1024) as f32 / 256.0,
+                    (next() % 4096) as f32 / 1024.0,
+                    (next() % 100) as f32 / 64.0,
+                    0.0,
+                ],
+                step_x: sign * step,
+                first_x: next() % 64,
+                seed: next(),
+                period: u.octaves[0].period,
+            };
+            let mut out = vec![0.0f32; n];
+            for width in VectorWidth::supported() {
+                with_vector_width(width, || rows(&row, &mut out));
+                for (i, v) in out.iter().enumerate() {
+                    let expected = point(&row.point(i));
+                    assert_eq!(
+                        v.to_bits(),
+                        expected.to_bits(),
+                        "{} {dims}D {extra} ({width}): sample {i} of {row:?}: row {v}, point {expected}",
+                        family.name()
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12 * 8, "long rows checked: {checked}");
+}
+
+#[test]
 fn row_samplers_equal_point_samplers_on_lattice_lines_and_signed_zeros() {
     // Rows whose y and z lie on lattice lines (offsets of exactly 0 or 1, either sign of
     // zero) and whose x steps over lattice points: where the gradient terms are zeros whose
