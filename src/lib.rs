@@ -18,6 +18,7 @@
 
 pub mod analysis;
 pub mod cpu;
+pub mod curl;
 pub mod engine;
 pub mod error;
 pub mod export;
@@ -31,6 +32,6 @@ pub mod tiling;
 
 pub use engine::{Backend, Executor};
 pub use error::{Error, GraphErrors, GraphIssue, Result};
-pub use field::Field;
+pub use field::{Field, FieldForm, GradientField, VectorField};
 pub use gpu::{CompiledGraph, GpuContext, NodeParam, NormalMapPass, RunOptions};
 pub use graph::{GraphBuilder, NoiseGraph, Plan, View};

@@ -4,15 +4,18 @@
 
 use std::sync::Arc;
 
+use super::pipeline::form_format;
+use super::readback::read_texels;
 use super::stages::{
     dispatch_size, inline_uniforms, pass_uniforms, record_stage, PreparedStage, StageBuffers,
 };
 use super::target::check_texture;
 use super::{GpuContext, RunOptions, Specialize};
 use crate::error::{Error, Result};
-use crate::field::Field;
+use crate::field::{Field, FieldForm, GradientField};
 use crate::graph::{
-    Displacement, GenerateStage, NodeKind, NoiseGraph, Plan, Stage, StageKind, View,
+    gradient_refusal, Displacement, GenerateStage, NodeKind, NoiseGraph, Plan, Stage, StageKind,
+    View,
 };
 
 /// A per-node number that a frame may change without recompiling (see
@@ -201,6 +204,8 @@ pub struct CompiledGraph {
     target_binding: Option<(wgpu::Texture, Vec<wgpu::BindGroup>)>,
     uniforms_dirty: bool,
     aux_dirty: bool,
+    /// What every stage writes: values (R32Float) or values with gradients (Rgba32Float).
+    form: FieldForm,
 }
 
 // Renderers move and share these across threads.
@@ -241,7 +246,60 @@ impl CompiledGraph {
         view: View,
         options: &RunOptions,
     ) -> Result<Self> {
+        Self::compile(ctx, graph, node, view, options, FieldForm::Value)
+    }
+
+    /// [`CompiledGraph::new`] in gradient form: every stage computes its value with its exact
+    /// gradient, and [`record`](Self::record) writes `(value, d/dx, d/dy, d/dz)` into an
+    /// Rgba32Float target (see [`create_target`](Self::create_target)), the derivatives with
+    /// respect to the view coordinates. A node that cannot be differentiated (a family
+    /// without a gradient form, or a node reading one) is refused by name.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use noisegraph::{CompiledGraph, GpuContext, NoiseGraph, View};
+    /// # fn frame(ctx: Arc<GpuContext>, graph: NoiseGraph) -> noisegraph::Result<()> {
+    /// let mut noise = CompiledGraph::new_gradient(&ctx, &graph, None, View::image(512, 512))?;
+    /// let slopes = noise.create_target(); // Rgba32Float: value, d/dx, d/dy, d/dz
+    /// let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    /// noise.record(&mut encoder, &slopes)?;
+    /// ctx.queue().submit(Some(encoder.finish()));
+    /// # Ok(()) }
+    /// ```
+    pub fn new_gradient(
+        ctx: &Arc<GpuContext>,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: View,
+    ) -> Result<Self> {
+        Self::gradient_with_options(ctx, graph, node, view, &RunOptions::default())
+    }
+
+    /// [`CompiledGraph::new_gradient`] with run options (as [`CompiledGraph::with_options`]).
+    pub fn gradient_with_options(
+        ctx: &Arc<GpuContext>,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: View,
+        options: &RunOptions,
+    ) -> Result<Self> {
+        Self::compile(ctx, graph, node, view, options, FieldForm::Gradient)
+    }
+
+    fn compile(
+        ctx: &Arc<GpuContext>,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: View,
+        options: &RunOptions,
+        form: FieldForm,
+    ) -> Result<Self> {
         let plan = Plan::new(graph, node)?;
+        if form == FieldForm::Gradient {
+            if let Some(why) = gradient_refusal(&plan, graph) {
+                return Err(Error::InvalidRequest(why));
+            }
+        }
         if plan.target + 1 != plan.stages.len() {
             return Err(Error::InvalidRequest(format!(
                 "internal: the target stage '{}' is not the last of the plan",
@@ -249,7 +307,8 @@ impl CompiledGraph {
             )));
         }
         // Per-frame changes travel in uniforms, so the kernels must not compile them in.
-        let prepared = ctx.prepare_plan(&plan, &view, options.octave_budget, Specialize::Never)?;
+        let prepared =
+            ctx.prepare_plan(&plan, &view, options.octave_budget, Specialize::Never, form)?;
         let chains = plan
             .stages
             .iter()
@@ -272,6 +331,7 @@ impl CompiledGraph {
             target_binding: None,
             uniforms_dirty: false,
             aux_dirty: false,
+            form,
         };
         let uniforms = compiled.all_uniforms();
         for (i, stage) in compiled.plan.stages.iter().enumerate() {
@@ -284,7 +344,7 @@ impl CompiledGraph {
                 &view,
             );
             if i != compiled.plan.target {
-                let out = ctx.create_field_texture(&view, &stage.node);
+                let out = ctx.create_field_texture(&view, &stage.node, form);
                 let groups = ctx.bind_stage(stage, prepared, &buffers, &out, &compiled.fields);
                 compiled.fields.push(out);
                 compiled.bind_groups.push(groups);
@@ -309,6 +369,17 @@ impl CompiledGraph {
         &self.ctx
     }
 
+    /// What the graph writes: values, or values with gradients ([`CompiledGraph::new_gradient`]).
+    pub fn form(&self) -> FieldForm {
+        self.form
+    }
+
+    /// The format of the target [`record`](Self::record) writes: R32Float, or Rgba32Float in
+    /// gradient form.
+    pub fn target_format(&self) -> wgpu::TextureFormat {
+        form_format(self.form)
+    }
+
     /// Format, dimension, size and usage of the texture [`record`](Self::record) writes.
     pub fn target_descriptor(&self) -> wgpu::TextureDescriptor<'static> {
         wgpu::TextureDescriptor {
@@ -321,14 +392,14 @@ impl CompiledGraph {
             mip_level_count: 1,
             sample_count: 1,
             dimension: self.target_dimension(),
-            format: wgpu::TextureFormat::R32Float,
+            format: self.target_format(),
             usage: Self::TARGET_USAGE,
             view_formats: &[],
         }
     }
 
-    /// Creates a texture [`record`](Self::record) can write: R32Float, the view's size,
-    /// [`TARGET_USAGE`](Self::TARGET_USAGE).
+    /// Creates a texture [`record`](Self::record) can write: R32Float (Rgba32Float in
+    /// gradient form), the view's size, [`TARGET_USAGE`](Self::TARGET_USAGE).
     pub fn create_target(&self) -> wgpu::Texture {
         self.ctx.device().create_texture(&self.target_descriptor())
     }
@@ -572,7 +643,7 @@ impl CompiledGraph {
         check_texture(
             "target",
             target,
-            wgpu::TextureFormat::R32Float,
+            self.target_format(),
             self.target_dimension(),
             self.view.size,
             self.required_target_usage(),
@@ -611,5 +682,20 @@ impl CompiledGraph {
     /// a renderer's frame loop.
     pub fn read_target(&self, target: &wgpu::Texture) -> Result<Field> {
         self.ctx.read_field(target)
+    }
+
+    /// Reads a gradient target (Rgba32Float, with COPY_SRC) back (submits a copy and waits).
+    pub fn read_gradient_target(&self, target: &wgpu::Texture) -> Result<GradientField> {
+        check_texture(
+            "gradient target",
+            target,
+            wgpu::TextureFormat::Rgba32Float,
+            self.target_dimension(),
+            self.view.size,
+            wgpu::TextureUsages::COPY_SRC,
+        )?;
+        let [w, h, d] = self.view.size;
+        let data = read_texels::<[f32; 4]>(&self.ctx, target, self.view.size)?;
+        Ok(GradientField::new(w, h, d, data))
     }
 }

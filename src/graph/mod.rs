@@ -1,12 +1,14 @@
 //! `NoiseGraph`: nodes, the JSON format, validation, planning and the Rust builder.
 
 mod builder;
+mod gradient;
 mod json;
 mod node;
 mod plan;
 mod validate;
 
 pub use builder::GraphBuilder;
+pub use gradient::{gradient_plan, gradient_refusal, plan_gradient_refusal};
 pub use json::MAX_OCTAVES;
 pub use node::*;
 pub use plan::*;
