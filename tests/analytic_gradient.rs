@@ -468,31 +468,49 @@ fn assert_refused(g: &NoiseGraph, node: Option<&str>, names: &str, reason: &str)
     }
 }
 
-/// Warps, point-wise nodes, families without a gradient and 4D are refused before anything
-/// is recorded, each error naming the node; a volume view is refused too.
+/// Whether `family` has a gradient form in `dims` (with its default parameters).
+fn has_gradient(family: &str, dims: u32) -> bool {
+    let fam = lookup(family).expect("family");
+    fam.wgsl_grad_call(dims, &params_of(fam, &json!({})))
+        .is_some()
+}
+
+/// Warps (of warps, with fused and materialized displacements) and point-wise nodes have an
+/// analytic normal map; nodes sampling a family without a gradient form (in its dims) are
+/// refused before anything is recorded, each error naming the node; a volume view is refused
+/// too.
 #[test]
-fn nodes_without_an_analytic_gradient_are_refused_by_name() {
+fn only_nodes_without_an_analytic_gradient_are_refused_by_name() {
     let g = NoiseGraph::from_value(&json!({ "seed": 1, "output": "warped", "nodes": [
         { "id": "base", "type": "perlin", "frequency": 4 },
         { "id": "dx", "type": "simplex", "frequency": 2 },
         { "id": "dy", "type": "simplex", "frequency": 2, "seed_offset": 1 },
         { "id": "warped", "type": "warp", "source": "base", "displace": ["dx", "dy"], "amplitude": 0.1 },
         { "id": "sum", "type": "add", "inputs": ["base", "dx"] },
+        { "id": "twice", "type": "warp", "source": "base", "displace": ["warped", "sum"], "amplitude": 0.05 },
         { "id": "cells", "type": "cellular", "frequency": 4 },
         { "id": "cells_fbm", "type": "fbm", "source": "cells", "octaves": 3 },
         { "id": "s4", "type": "simplex", "dims": 4, "frequency": 4 }
     ]}))
     .expect("graph");
-    assert_refused(&g, None, "warped", "warp");
-    assert_refused(&g, Some("sum"), "sum", "point-wise 'add'");
-    assert_refused(&g, Some("cells"), "cells", "family 'cellular'");
-    assert_refused(&g, Some("cells_fbm"), "cells_fbm", "source 'cells'");
-    assert_refused(&g, Some("s4"), "s4", "4D");
-    // The generators inside the graph are fine.
     let view = View::image(8, 8);
     let opts = NormalMapOptions::for_view(&view);
-    for ok in ["base", "dx"] {
-        analytic_normal_map_cpu(&g, Some(ok), &view, &opts).unwrap_or_else(|e| panic!("{ok}: {e}"));
+    for ok in ["base", "dx", "warped", "sum", "twice"] {
+        let normals = analytic_normal_map_cpu(&g, Some(ok), &view, &opts)
+            .unwrap_or_else(|e| panic!("{ok}: {e}"));
+        assert!(normals.iter().flatten().all(|v| v.is_finite()), "{ok}");
+    }
+    for (node, family, dims, reason) in [
+        ("cells", "cellular", 2, "family 'cellular'"),
+        ("cells_fbm", "cellular", 2, "source 'cells'"),
+        ("s4", "simplex", 4, "4D"),
+    ] {
+        if has_gradient(family, dims) {
+            analytic_normal_map_cpu(&g, Some(node), &view, &opts)
+                .unwrap_or_else(|e| panic!("{node}: {e}"));
+        } else {
+            assert_refused(&g, Some(node), node, reason);
+        }
     }
     let volume = View::volume(8, 8, 4);
     let three_d = graph("perlin", &json!({}), 3, "fbm", 1);
@@ -525,8 +543,9 @@ fn read_rgba_npy(path: &std::path::Path) -> Vec<[f32; 4]> {
         .collect()
 }
 
-/// `noisegraph bake --normal-map analytic|central` writes what the library computes, and
-/// refuses an analytic map of a warp or a point-wise node with exit code 2, naming the node.
+/// `noisegraph bake --normal-map analytic|central` writes what the library computes, for
+/// warps and point-wise nodes too, and refuses an analytic map of a node that cannot be
+/// differentiated with exit code 2, naming the node.
 #[test]
 fn cli_bakes_analytic_and_central_normal_maps() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("analytic_cli");
@@ -589,20 +608,38 @@ fn cli_bakes_analytic_and_central_normal_maps() {
     assert_eq!((png.width(), png.height()), (48, 40));
     assert_eq!(png.color(), image::ColorType::Rgb8);
 
-    for (node, reason) in [("w", "warp"), ("m", "point-wise 'mul'")] {
-        let out = format!("{node}.png");
-        let run = bake("analytic", node, &out, "auto");
+    // Warps and point-wise nodes differentiate too.
+    for node in ["w", "m"] {
+        let out = format!("{node}.npy");
+        let run = bake("analytic", node, &out, "cpu");
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let expected = analytic_normal_map_cpu(&g, Some(node), &view, &opts).expect("analytic");
+        assert_eq!(read_rgba_npy(&dir.join(&out)), expected, "{node}");
+    }
+    // A family without a gradient form, while the registry has one, is refused by name.
+    if !has_gradient("cellular", 2) {
+        let text = json!({ "seed": 4, "output": "c", "nodes": [
+            { "id": "c", "type": "cellular", "frequency": 3 }
+        ]});
+        let cells = dir.join("cells.json");
+        std::fs::write(&cells, text.to_string()).expect("graph");
+        let run = tool()
+            .args(["bake", cells.to_str().unwrap(), "-o"])
+            .arg(dir.join("c.png"))
+            .args(["--normal-map", "analytic", "--size", "16x16"])
+            .output()
+            .expect("run noisegraph");
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert_eq!(run.status.code(), Some(2), "{stderr}");
-        for part in [
-            format!("node '{node}'").as_str(),
-            reason,
-            "--normal-map central",
-        ] {
+        for part in ["node 'c'", "family 'cellular'", "--normal-map central"] {
             assert!(stderr.contains(part), "'{part}' missing from: {stderr}");
         }
         assert!(
-            !dir.join(&out).exists(),
+            !dir.join("c.png").exists(),
             "nothing written for a refused bake"
         );
     }

@@ -17,7 +17,7 @@ mod target;
 use std::sync::Arc;
 
 pub use analytic_normal::{
-    analytic_chain, analytic_normal_map, analytic_normal_map_cpu, AnalyticNormalPass,
+    analytic_normal_map, analytic_normal_map_cpu, analytic_plan, AnalyticNormalPass,
 };
 pub use compiled::{CompiledGraph, NodeParam};
 pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_FIRST_RUN_WORK};
