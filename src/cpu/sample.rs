@@ -105,9 +105,12 @@ impl SamplePoints<'_> {
     pub fn fill_vectorized(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
         let n = out.len();
         let local = self.local.map(|axis| &axis[..n]);
+        // `move`: the slices travel in the closure by value, so the loop sees them as fixed
+        // (captured by reference, each store might have changed them: the loop did not
+        // vectorize).
         crate::cpu::vectorized(
             #[inline(always)]
-            || {
+            move || {
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = sample(&SamplePoint {
                         cell: self.cell,
@@ -192,9 +195,12 @@ impl GradSamples {
         let [d0, d1, d2, d3] = &mut self.d;
         let (d0, d1, d2, d3) = (&mut d0[..n], &mut d1[..n], &mut d2[..n], &mut d3[..n]);
         let value = &mut self.value[..n];
+        // `move`: the slices travel in the closure by value, so that the loop sees them as
+        // fixed (captured by reference, each store might have changed them, and the loop did
+        // not vectorize).
         crate::cpu::vectorized(
             #[inline(always)]
-            || {
+            move || {
                 for i in 0..n {
                     let g = sample(i);
                     value[i] = g.value;
@@ -203,6 +209,41 @@ impl GradSamples {
                     d2[i] = g.d[2];
                     d3[i] = g.d[3];
                 }
+            },
+        )
+    }
+    /// Fills the samples with `sample` of each point of `row`, vectorized (see
+    /// [`GradSamples::fill_vectorized`]).
+    #[inline(always)]
+    pub fn fill_row_vectorized(
+        &mut self,
+        row: &SampleRow,
+        sample: impl Fn(&SamplePoint) -> NoiseGrad,
+    ) {
+        self.fill_vectorized(
+            #[inline(always)]
+            move |i| sample(&row.point(i)),
+        )
+    }
+    /// Fills the samples with `sample` of each point of `pts`, vectorized (see
+    /// [`GradSamples::fill_vectorized`]).
+    #[inline(always)]
+    pub fn fill_points_vectorized(
+        &mut self,
+        pts: &SamplePoints,
+        sample: impl Fn(&SamplePoint) -> NoiseGrad,
+    ) {
+        let n = self.len();
+        let local = pts.local.map(|axis| &axis[..n]);
+        self.fill_vectorized(
+            #[inline(always)]
+            move |i| {
+                sample(&SamplePoint {
+                    cell: pts.cell,
+                    local: [local[0][i], local[1][i], local[2][i], local[3][i]],
+                    seed: pts.seed,
+                    period: pts.period,
+                })
             },
         )
     }

@@ -385,7 +385,12 @@ pub fn octave_gradient(nd: [f32; 4], o: &OctaveUniform, w: Option<&Displaced>) -
     match w {
         None => direct,
         Some(w) => {
-            let s: [f32; 4] = std::array::from_fn(|a| nd[a] * o.warp[a]);
+            let s = [
+                nd[0] * o.warp[0],
+                nd[1] * o.warp[1],
+                nd[2] * o.warp[2],
+                nd[3] * o.warp[3],
+            ];
             let dot = |j: &[f32; 4]| s[0] * j[0] + s[1] * j[1] + s[2] * j[2] + s[3] * j[3];
             [
                 direct[0] + dot(&w.dx),
@@ -604,14 +609,24 @@ fn add_octave_grad(
         displaced: Option<&[GradSamples; 4]>,
         sum: &mut GradSamples,
     ) {
+        // Every array sliced to the row, and the octave copied, before the loop: loads
+        // through the structs inside it would be redone after each store, and the loop would
+        // not vectorize.
+        let o = &{ *o };
         let n = sum.len();
         let value = &mut sum.value[..n];
         let [d0, d1, d2, _] = &mut sum.d;
         let (d0, d1, d2) = (&mut d0[..n], &mut d1[..n], &mut d2[..n]);
+        let nv = &noise.value[..n];
+        let nd = noise.d.each_ref().map(|d| &d[..n]);
+        let sample = |i: usize| NoiseGrad {
+            value: nv[i],
+            d: [nd[0][i], nd[1][i], nd[2][i], nd[3][i]],
+        };
         match displaced {
             None => {
                 for i in 0..n {
-                    let t = octave_term_grad(o, noise.get(i), None, KIND);
+                    let t = octave_term_grad(o, sample(i), None, KIND);
                     value[i] += t[0];
                     d0[i] += t[1];
                     d1[i] += t[2];
@@ -619,14 +634,16 @@ fn add_octave_grad(
                 }
             }
             Some(w) => {
+                let wv = w.each_ref().map(|a| &a.value[..n]);
+                let wd = w.each_ref().map(|a| a.d.each_ref().map(|d| &d[..n]));
                 for i in 0..n {
                     let w = Displaced {
-                        d: [w[0].value[i], w[1].value[i], w[2].value[i], w[3].value[i]],
-                        dx: [w[0].d[0][i], w[1].d[0][i], w[2].d[0][i], w[3].d[0][i]],
-                        dy: [w[0].d[1][i], w[1].d[1][i], w[2].d[1][i], w[3].d[1][i]],
-                        dz: [w[0].d[2][i], w[1].d[2][i], w[2].d[2][i], w[3].d[2][i]],
+                        d: [wv[0][i], wv[1][i], wv[2][i], wv[3][i]],
+                        dx: [wd[0][0][i], wd[1][0][i], wd[2][0][i], wd[3][0][i]],
+                        dy: [wd[0][1][i], wd[1][1][i], wd[2][1][i], wd[3][1][i]],
+                        dz: [wd[0][2][i], wd[1][2][i], wd[2][2][i], wd[3][2][i]],
                     };
-                    let t = octave_term_grad(o, noise.get(i), Some(&w), KIND);
+                    let t = octave_term_grad(o, sample(i), Some(&w), KIND);
                     value[i] += t[0];
                     d0[i] += t[1];
                     d1[i] += t[2];

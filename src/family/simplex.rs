@@ -1,12 +1,12 @@
 use std::sync::Arc;
 
 use super::{
-    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, NoiseGrad,
-    PointsSampler, RowSampler, SamplePoints, SampleRow, Sampler,
+    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradPointsSampler, GradRowSampler,
+    GradSampler, PointsSampler, RowSampler, SamplePoints, SampleRow, Sampler,
 };
 use crate::cpu::simplex::{
-    simplex_2d, simplex_2d_grad, simplex_2d_row, simplex_3d, simplex_3d_grad, simplex_3d_row,
-    simplex_4d, simplex_points,
+    simplex_2d, simplex_2d_row, simplex_3d, simplex_3d_row, simplex_4d, simplex_grad_at,
+    simplex_grad_points, simplex_grad_row, simplex_points,
 };
 
 pub struct Simplex;
@@ -102,14 +102,26 @@ impl Family for Simplex {
         _uniforms: FamilyUniforms,
         _aux: Arc<[f32]>,
     ) -> Option<GradSampler> {
-        match dims {
-            2 => Some(Box::new(|s| {
-                NoiseGrad::from_xyz(simplex_2d_grad(xy(s.cell), xy(s.local), s.seed))
-            })),
-            3 => Some(Box::new(|s| {
-                NoiseGrad::from_xyz(simplex_3d_grad(xyz(s.cell), xyz(s.local), s.seed))
-            })),
-            _ => None,
-        }
+        (dims <= 3).then(|| -> GradSampler { Box::new(move |s| simplex_grad_at(dims, s)) })
+    }
+    fn cpu_grad_row_sampler(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<GradRowSampler> {
+        (dims <= 3).then(|| -> GradRowSampler {
+            Box::new(move |row, out| simplex_grad_row(dims, row, out))
+        })
+    }
+    fn cpu_grad_points_sampler(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<GradPointsSampler> {
+        (dims <= 3).then(|| -> GradPointsSampler {
+            Box::new(move |pts, out| simplex_grad_points(dims, pts, out))
+        })
     }
 }
