@@ -25,6 +25,13 @@ fn main() {
     let mut files = Vec::new();
     collect(&shaders, &mut files);
     files.sort();
+    // An empty list would build an engine whose every pipeline fails at run time: a
+    // package that left the shaders out must not build.
+    assert!(
+        !files.is_empty(),
+        "no WGSL files under {}: the shaders must ship with the crate",
+        shaders.display()
+    );
     let mut code = String::from("/// Every WGSL file under shaders/, as (path relative to shaders/, source).\npub static SHADER_FILES: &[(&str, &str)] = &[\n");
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());

@@ -180,8 +180,8 @@ fn grad_samplers(
             .cpu_grad_sampler(dims, params, uniforms.family, aux)
             .ok_or_else(|| {
                 Error::InvalidRequest(format!(
-                    "node '{node}': no analytic gradient: family '{}' has no gradient form in {dims}D",
-                    family.name()
+                    "node '{node}': no analytic gradient: {}",
+                    family.no_gradient_reason(dims, params)
                 ))
             })?,
     );

@@ -73,6 +73,11 @@ pub fn normalize(v: f32, range: (f32, f32)) -> f32 {
     }
 }
 
+/// The 8-bit grey level of `v` in a PNG: `range` mapped to 0..255, rounded.
+pub fn gray8(v: f32, range: (f32, f32)) -> u8 {
+    (normalize(v, range) * 255.0).round() as u8
+}
+
 /// A temporary path beside `path`, renamed into place by [`commit`].
 fn temp_path(path: &Path) -> PathBuf {
     let name = path
@@ -301,9 +306,7 @@ impl StreamWriter {
                         })
                         .collect()
                 } else {
-                    data.iter()
-                        .map(|&v| (normalize(v, range) * 255.0).round() as u8)
-                        .collect()
+                    data.iter().map(|&v| gray8(v, range)).collect()
                 };
                 stream.write_all(&bytes).map_err(io_err(&path))?;
             }

@@ -1,9 +1,11 @@
 //! noisegraph: a GPU compute-shader noise engine.
 //!
 //! WGSL kernels, one per noise family (`shaders/<family>.wgsl`), each with a plain-Rust twin
-//! (`src/cpu/<family>.rs`). A [`NoiseGraph`] of family, fractal, warp and point-wise nodes is
-//! planned into stages ([`Plan`]) that run on a wgpu device ([`GpuContext`]) or on the CPU
-//! reference path ([`engine::run_cpu`]), and come back as a [`Field`].
+//! that proves the GPU right. A [`NoiseGraph`] of family, fractal, warp and point-wise nodes
+//! (from JSON, or built with [`GraphBuilder`]) is planned into stages ([`Plan`]) that run on
+//! a wgpu device ([`GpuContext`], or recorded into a renderer's own encoder with
+//! [`CompiledGraph`]) or on the CPU reference path ([`engine::run_cpu`]), and come back as a
+//! [`Field`].
 //!
 //! ```no_run
 //! use noisegraph::{Backend, Executor, NoiseGraph, View};
@@ -13,25 +15,62 @@
 //! let field = executor.bake(&graph, None, &View::image(256, 256)).unwrap();
 //! assert_eq!(field.data.len(), 256 * 256);
 //! ```
+//!
+//! # The public surface
+//!
+//! - At the crate root: the graph ([`NoiseGraph`], [`GraphBuilder`], [`NodeBuilder`],
+//!   [`View`], [`Plan`], [`PlanOptions`]), the results ([`Field`]), the executors
+//!   ([`Executor`], [`Backend`], [`GpuContext`], [`RunOptions`]), embedding in a renderer
+//!   ([`CompiledGraph`], [`NodeParam`], [`TargetView`], [`DeviceRequirements`],
+//!   [`NormalMapPass`], [`AnalyticNormalPass`]) and the errors ([`Error`], [`Result`],
+//!   [`GraphErrors`], [`GraphIssue`], [`TargetProblem`], [`MissingLimit`]).
+//! - Modules: [`graph`] (nodes and plans), [`gpu`] (the GPU executor and the recordable
+//!   passes), [`engine`] (the CPU reference path and backend choice), [`parity`] (GPU
+//!   against CPU, stage by stage), [`presets`] (the embedded example graphs), and, behind
+//!   features, `export` (PNG, EXR and `.npy` writers) and `analysis` (statistics and power
+//!   spectra).
+//! - `cpu`, `family` and `tiling` are public only for the crate's own tests, benches and
+//!   command-line tool: they are hidden from these docs and are not a stable API.
+//!
+//! # Features
+//!
+//! - `cli` (default): the `noisegraph` command-line tool's dependencies (clap, indicatif,
+//!   font8x8), plus `export` and `analysis`.
+//! - `export`: the `export` module (png, image).
+//! - `analysis`: the `analysis` module (rustfft).
+//!
+//! A renderer embedding the engine depends on it with `default-features = false`: the engine
+//! needs only wgpu, naga, bytemuck, pollster, rayon, serde, serde_json and thiserror.
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "analysis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "analysis")))]
 pub mod analysis;
+#[doc(hidden)]
 pub mod cpu;
 pub mod curl;
 pub mod engine;
-pub mod error;
+mod error;
+#[cfg(feature = "export")]
+#[cfg_attr(docsrs, doc(cfg(feature = "export")))]
 pub mod export;
+#[doc(hidden)]
 pub mod family;
-pub mod field;
+mod field;
 pub mod gpu;
 pub mod graph;
 pub mod parity;
 pub mod presets;
+#[doc(hidden)]
 pub mod tiling;
 
 pub use engine::{Backend, Executor};
-pub use error::{Error, GraphErrors, GraphIssue, Result};
+pub use error::{Error, GraphErrors, GraphIssue, MissingLimit, Result, TargetProblem};
 pub use field::{Field, FieldForm, GradientField, VectorField};
-pub use gpu::{CompiledGraph, GpuContext, NodeParam, NormalMapPass, RunOptions};
-pub use graph::{GraphBuilder, NoiseGraph, Plan, View};
+pub use gpu::{
+    AnalyticNormalPass, CompiledGraph, DeviceRequirements, GpuContext, NodeParam, NormalMapPass,
+    RunOptions, TargetView,
+};
+pub use graph::{GraphBuilder, NodeBuilder, NoiseGraph, Plan, PlanOptions, View};

@@ -121,10 +121,9 @@ fn weyl(i: usize, axis: usize) -> f64 {
 /// The analytic derivative of every family variant against a central finite difference of
 /// the plain sampler, step 1e-3 of a cell, in every axis of 2D and 3D. A stencil across a
 /// crease or a jump of the field itself has no finite difference to compare with, and is
-/// skipped (at most 2%): the linear fade's creases on the cell faces, and the jumps of 3D
-/// simplex (r^2 = 0.6 drops a corner's tail where the simplex changes), recognised by the
+/// skipped (at most 2%): the linear fade's creases on the cell faces, recognised by the
 /// stencil's forward and backward differences disagreeing, which does not involve the
-/// analytic derivative.
+/// analytic derivative. (Simplex 4D and OpenSimplex2 are checked in tests/gradient_forms.rs.)
 #[test]
 fn derivatives_match_finite_differences_of_the_plain_sampler() {
     const POINTS: usize = 20_000;
@@ -210,8 +209,8 @@ fn derivatives_match_finite_differences_of_the_plain_sampler() {
     }
 }
 
-/// GPU against the CPU twin, every family variant in 2D and 3D with fBm, and every fractal
-/// kind over each family's default variant, in f32; then every output format once.
+/// GPU against the CPU twin, every family variant in 2D and 3D with fBm, every fractal kind
+/// over each family's default variant, and simplex 4D, in f32; then every output format once.
 #[test]
 fn gpu_analytic_normal_map_matches_cpu_twin() {
     let Some(ctx) = common::gpu() else { return };
@@ -228,6 +227,8 @@ fn gpu_analytic_normal_map_matches_cpu_twin() {
             }
         }
     }
+    // Simplex 4D (continuous falloff) has a gradient too.
+    cases.push(("simplex", json!({}), "simplex".into(), 4, "fbm"));
     let (mut worst_all, mut kinked) = (0.0f32, 0usize);
     for (i, (family, extra, label, dims, fractal)) in cases.iter().enumerate() {
         let seed = common::PARITY_SEEDS[i % common::PARITY_SEEDS.len()];
@@ -421,7 +422,7 @@ fn per_frame_changes_follow_the_graph() {
     let out = pass.create_output();
     let created = ctx.pipeline_creations();
     pass.set_time(0.25).expect("time");
-    pass.set_seed(99);
+    pass.set_seed(99).expect("seed");
     pass.set_origin([10.0, -4.0, 0.0]).expect("origin");
     pass.set_height_scale(0.04).expect("scale");
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
@@ -476,9 +477,9 @@ fn has_gradient(family: &str, dims: u32) -> bool {
 }
 
 /// Warps (of warps, with fused and materialized displacements) and point-wise nodes have an
-/// analytic normal map; nodes sampling a family without a gradient form (in its dims) are
-/// refused before anything is recorded, each error naming the node; a volume view is refused
-/// too.
+/// analytic normal map; nodes sampling a family, or a variant, without a gradient form
+/// (simplex's classic falloff) are refused before anything is recorded, each error naming
+/// the node; a volume view is refused too.
 #[test]
 fn only_nodes_without_an_analytic_gradient_are_refused_by_name() {
     let g = NoiseGraph::from_value(&json!({ "seed": 1, "output": "warped", "nodes": [
@@ -490,7 +491,7 @@ fn only_nodes_without_an_analytic_gradient_are_refused_by_name() {
         { "id": "twice", "type": "warp", "source": "base", "displace": ["warped", "sum"], "amplitude": 0.05 },
         { "id": "cells", "type": "cellular", "frequency": 4 },
         { "id": "cells_fbm", "type": "fbm", "source": "cells", "octaves": 3 },
-        { "id": "s4", "type": "simplex", "dims": 4, "frequency": 4 }
+        { "id": "s4", "type": "simplex", "dims": 4, "frequency": 4, "falloff": "classic" }
     ]}))
     .expect("graph");
     let view = View::image(8, 8);
@@ -500,10 +501,11 @@ fn only_nodes_without_an_analytic_gradient_are_refused_by_name() {
             .unwrap_or_else(|e| panic!("{ok}: {e}"));
         assert!(normals.iter().flatten().all(|v| v.is_finite()), "{ok}");
     }
+    // Simplex's classic falloff jumps: never differentiable.
+    assert_refused(&g, Some("s4"), "s4", "falloff 'classic'");
     for (node, family, dims, reason) in [
         ("cells", "cellular", 2, "family 'cellular'"),
         ("cells_fbm", "cellular", 2, "source 'cells'"),
-        ("s4", "simplex", 4, "4D"),
     ] {
         if has_gradient(family, dims) {
             analytic_normal_map_cpu(&g, Some(node), &view, &opts)
@@ -647,13 +649,22 @@ fn cli_bakes_analytic_and_central_normal_maps() {
     assert_eq!(run.status.code(), Some(2));
 }
 
-/// A family has a WGSL gradient exactly where it has a CPU one, and value, Perlin and
-/// simplex have both in 2D and 3D.
+/// A family has a WGSL gradient exactly where it has a CPU one: value and Perlin in 2D and
+/// 3D, simplex and OpenSimplex2 (both variants) in every dims, except simplex's classic
+/// falloff in 3D and 4D, which jumps.
 #[test]
 fn gradient_variants_come_in_twins() {
+    let mut cases = Vec::new();
     for fam in noisegraph::family::registry() {
+        cases.push((*fam, json!({})));
+    }
+    let os2 = lookup("opensimplex2").expect("family");
+    cases.push((os2, json!({ "variant": "smooth" })));
+    let simplex = lookup("simplex").expect("family");
+    cases.push((simplex, json!({ "falloff": "classic" })));
+    for (fam, extra) in cases {
         for &dims in fam.dims() {
-            let params = params_of(*fam, &json!({}));
+            let params = params_of(fam, &extra);
             let wgsl = fam.wgsl_grad_call(dims, &params).is_some();
             let cpu = fam
                 .cpu_grad_sampler(
@@ -663,9 +674,15 @@ fn gradient_variants_come_in_twins() {
                     Arc::from(Vec::new()),
                 )
                 .is_some();
-            assert_eq!(wgsl, cpu, "{} {dims}D", fam.name());
-            let expected = matches!(fam.name(), "value" | "perlin" | "simplex") && dims <= 3;
-            assert_eq!(wgsl, expected, "{} {dims}D", fam.name());
+            assert_eq!(wgsl, cpu, "{} {extra} {dims}D", fam.name());
+            let classic = extra.get("falloff").is_some() && dims >= 3;
+            let expected = match fam.name() {
+                "value" | "perlin" => dims <= 3,
+                "simplex" => !classic,
+                "opensimplex2" => true,
+                _ => false,
+            };
+            assert_eq!(wgsl, expected, "{} {extra} {dims}D", fam.name());
         }
     }
 }

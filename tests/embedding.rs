@@ -7,7 +7,11 @@ mod common;
 
 use std::sync::Arc;
 
-use noisegraph::{CompiledGraph, Error, GpuContext, NodeParam, NoiseGraph, View};
+use noisegraph::gpu::TargetView;
+use noisegraph::{
+    CompiledGraph, Error, GpuContext, MissingLimit, NodeParam, NoiseGraph, RunOptions,
+    TargetProblem, View,
+};
 use serde_json::json;
 
 /// A warped 3D fBm: one fused stage (the warp evaluating its three displacements inline).
@@ -82,7 +86,7 @@ fn hundred_frames_of_new_parameters_create_no_pipeline() {
     for frame in 1..=100u32 {
         let t = frame as f64;
         compiled.set_time(t * 0.01).expect("time");
-        compiled.set_seed(1 + frame / 10);
+        compiled.set_seed(1 + frame / 10).expect("seed");
         compiled
             .set_node_param("base", NodeParam::Frequency(4.0 + t * 0.01))
             .expect("frequency");
@@ -119,7 +123,7 @@ fn per_frame_parameters_equal_a_graph_built_with_them() {
     let target = compiled.create_target();
     submit_frame(&shared, &mut compiled, &target).expect("first frame");
     compiled.set_time(0.6).expect("time");
-    compiled.set_seed(99);
+    compiled.set_seed(99).expect("seed");
     compiled
         .set_node_param("base", NodeParam::Frequency(5.5))
         .expect("frequency");
@@ -178,10 +182,19 @@ fn bad_targets_are_refused_before_recording() {
         (
             make(F::Rgba8Unorm, [32, 16, 1], good_usage, D::D2),
             "format is Rgba8Unorm, needs R32Float",
+            TargetProblem::Format {
+                expected: vec![F::R32Float],
+                found: F::Rgba8Unorm,
+            },
         ),
         (
             make(F::R32Float, [16, 32, 1], good_usage, D::D2),
             "size is 16x32x1, needs 32x16x1",
+            TargetProblem::Size {
+                expected: [32, 16, 1],
+                found: [16, 32, 1],
+                mip_level: 0,
+            },
         ),
         (
             make(
@@ -191,19 +204,33 @@ fn bad_targets_are_refused_before_recording() {
                 D::D2,
             ),
             "lacks STORAGE_BINDING",
+            TargetProblem::Usage {
+                needed: U::STORAGE_BINDING,
+                found: U::TEXTURE_BINDING | U::COPY_SRC,
+            },
         ),
         (
             make(F::R32Float, [32, 16, 1], good_usage, D::D3),
             "dimension is D3, needs D2",
+            TargetProblem::Dimension {
+                expected: D::D2,
+                found: D::D3,
+            },
         ),
     ];
-    for (texture, expected) in cases {
+    for (texture, expected, problem) in cases {
         let scope = ctx.device().push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = ctx.device().create_command_encoder(&Default::default());
         let err = compiled
             .record(&mut encoder, &texture)
             .expect_err("a bad target is refused");
-        assert!(matches!(err, Error::InvalidRequest(_)), "{err}");
+        match &err {
+            Error::WrongTarget { role, problems } => {
+                assert_eq!(*role, "target");
+                assert_eq!(problems, &vec![problem], "{err}");
+            }
+            other => panic!("expected Error::WrongTarget, got {other:?}"),
+        }
         assert!(
             err.to_string().contains(expected),
             "error '{err}' should say '{expected}'"
@@ -291,9 +318,20 @@ fn short_device_limits_are_named() {
     let err = CompiledGraph::new(&ctx, &graph, None, View::image(128, 8))
         .err()
         .expect("too wide for the device");
-    assert!(matches!(err, Error::Limit(_)), "{err}");
+    match &err {
+        Error::DeviceLimits { missing, .. } => assert!(
+            missing.contains(&MissingLimit {
+                name: "max_texture_dimension_2d",
+                needed: 128,
+                available: 64
+            }),
+            "{err}"
+        ),
+        other => panic!("expected Error::DeviceLimits, got {other:?}"),
+    }
     assert!(
-        err.to_string().contains("max_texture_dimension_2d"),
+        err.to_string()
+            .contains("max_texture_dimension_2d = 64 (needs 128)"),
         "{err}"
     );
 
@@ -415,4 +453,295 @@ fn split_octaves_ping_pong_through_the_callers_target() {
         &common::cpu_field(&graph, &view),
         "split octaves",
     );
+}
+
+#[test]
+fn the_plan_and_cpu_reference_follow_every_per_frame_parameter() {
+    let Some(ctx) = common::gpu() else { return };
+    let graph = warped(2, 0.1, 3.0, 0.3);
+    let view = View::image(41, 23);
+    let mut compiled = CompiledGraph::new(&ctx, &graph, None, view).expect("compile");
+    let target = compiled.create_target();
+    let at_zero = compiled.cpu_reference().expect("cpu reference");
+    compiled.set_time(0.7).expect("time");
+    compiled.set_seed(77).expect("seed");
+    compiled
+        .set_node_param("base", NodeParam::Z(0.2))
+        .expect("z");
+    // Time adds to the node's own z, in the warp's stage and in its fused displacements.
+    let noisegraph::graph::StageKind::Generate(g) = &compiled.plan().stages[0].kind else {
+        panic!("the warp is a generate stage");
+    };
+    assert!((g.source.z - 0.9).abs() < 1e-12, "z = {}", g.source.z);
+    assert_eq!(compiled.plan().seed, 77);
+    // A second time replaces the first rather than adding to it.
+    compiled.set_time(0.5).expect("time");
+    compiled.set_time(0.7).expect("time");
+    submit_frame(&ctx, &mut compiled, &target).expect("record");
+    let gpu = compiled.read_target(&target).expect("readback");
+    let reference = compiled.cpu_reference().expect("cpu reference");
+    assert_close(&gpu, &reference, "cpu_reference of the frame");
+    let from_plan =
+        noisegraph::engine::run_cpu(compiled.plan(), compiled.view(), &RunOptions::default())
+            .expect("cpu run");
+    assert_eq!(from_plan, reference, "cpu_reference runs plan() on view()");
+    assert!(
+        gpu.max_abs_diff(&at_zero) > 1e-2,
+        "the frame moved away from time 0"
+    );
+}
+
+/// An R32Float 2D texture of `layers` array layers and `mips` mip levels, `size` at level 0.
+fn layered_texture(ctx: &GpuContext, size: [u32; 2], layers: u32, mips: u32) -> wgpu::Texture {
+    ctx.device().create_texture(&wgpu::TextureDescriptor {
+        label: Some("layered target"),
+        size: wgpu::Extent3d {
+            width: size[0],
+            height: size[1],
+            depth_or_array_layers: layers,
+        },
+        mip_level_count: mips,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::R32Float,
+        usage: CompiledGraph::TARGET_USAGE,
+        view_formats: &[],
+    })
+}
+
+#[test]
+fn one_layer_and_mip_level_of_a_texture_is_a_target() {
+    let Some(ctx) = common::gpu() else { return };
+    let graph = warped(6, 0.0, 3.0, 0.3);
+    // Mip level 1 of a 2x-sized texture has the view's size: 29x17 from 58x35.
+    let view = View::image(29, 17);
+    let mut compiled = CompiledGraph::new(&ctx, &graph, None, view).expect("compile");
+    let tiles = layered_texture(&ctx, [58, 35], 3, 2);
+    let layer = |l: u32| {
+        TargetView::new(&tiles)
+            .with_array_layer(l)
+            .with_mip_level(1)
+    };
+    assert_eq!(layer(2).size(), [29, 17, 1]);
+    // Two frames into two layers of one submission need two graphs (see the type's docs).
+    let mut second = CompiledGraph::new(&ctx, &graph, None, view).expect("compile");
+    second.set_time(0.4).expect("time");
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    compiled.record(&mut encoder, layer(2)).expect("layer 2");
+    second.record(&mut encoder, layer(0)).expect("layer 0");
+    ctx.queue().submit(Some(encoder.finish()));
+    assert_close(
+        &compiled.read_target(layer(2)).expect("read layer 2"),
+        &compiled.cpu_reference().expect("cpu"),
+        "layer 2, mip 1",
+    );
+    assert_close(
+        &second.read_target(layer(0)).expect("read layer 0"),
+        &second.cpu_reference().expect("cpu"),
+        "layer 0, mip 1 at time 0.4",
+    );
+    // Layer 1 was never written: it still holds the zeros of a new texture.
+    let untouched = compiled.read_target(layer(1)).expect("read layer 1");
+    assert!(untouched.data.iter().all(|&v| v == 0.0));
+
+    // The rules: the level's size, an existing level and layer.
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    let wrong: [(TargetView, TargetProblem); 3] = [
+        (
+            TargetView::new(&tiles).with_array_layer(1),
+            TargetProblem::Size {
+                expected: [29, 17, 1],
+                found: [58, 35, 1],
+                mip_level: 0,
+            },
+        ),
+        (
+            layer(3),
+            TargetProblem::ArrayLayer {
+                requested: 3,
+                count: 3,
+            },
+        ),
+        (
+            TargetView::new(&tiles).with_mip_level(2),
+            TargetProblem::MipLevel {
+                requested: 2,
+                count: 2,
+            },
+        ),
+    ];
+    for (target, problem) in wrong {
+        match compiled.record(&mut encoder, target) {
+            Err(Error::WrongTarget { problems, .. }) => assert_eq!(problems, vec![problem]),
+            other => panic!("expected Error::WrongTarget, got {other:?}"),
+        }
+    }
+    let message = compiled
+        .record(&mut encoder, TargetView::new(&tiles))
+        .expect_err("mip 0 is twice the view's size")
+        .to_string();
+    assert_eq!(message, "target texture: size is 58x35x1, needs 29x17x1");
+}
+
+/// A device of its own, on a wgpu instance of its own.
+fn device_of_another_instance() -> Option<(wgpu::Device, wgpu::Queue)> {
+    common::gpu()?;
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).ok()?;
+    Some(
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("another device"),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .expect("a second device"),
+    )
+}
+
+fn assert_wrong_device(result: noisegraph::Result<impl std::fmt::Debug>, label: &str) {
+    match result {
+        Err(Error::WrongTarget { problems, .. }) => {
+            assert_eq!(problems, vec![TargetProblem::Device], "{label}")
+        }
+        other => panic!("{label}: expected a wrong-device error, got {other:?}"),
+    }
+}
+
+#[test]
+fn targets_of_another_device_are_refused() {
+    let Some(shared) = common::gpu() else { return };
+    let Some((device_b, queue_b)) = device_of_another_instance() else {
+        return;
+    };
+    let graph = warped(8, 0.0, 2.0, 0.2);
+    let view = View::image(16, 12);
+    // Two devices of one instance, and a device of another instance.
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("adapter");
+    let open = || {
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .expect("device")
+    };
+    let (device_a, queue_a) = open();
+    let (sibling, _sibling_queue) = open();
+    let ctx_a = Arc::new(GpuContext::from_device(device_a, queue_a));
+    let mut compiled = CompiledGraph::new(&ctx_a, &graph, None, view).expect("compile");
+    let descriptor = compiled.target_descriptor();
+    let others = [
+        (
+            "a device of the same instance",
+            sibling.create_texture(&descriptor),
+        ),
+        (
+            "a device of another instance",
+            device_b.create_texture(&descriptor),
+        ),
+        (
+            "the shared test device",
+            shared.device().create_texture(&descriptor),
+        ),
+    ];
+    let own = compiled.create_target();
+    for (label, texture) in &others {
+        let scope = ctx_a
+            .device()
+            .push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = ctx_a.device().create_command_encoder(&Default::default());
+        assert_wrong_device(compiled.record(&mut encoder, texture), label);
+        // Also after the graph has bound a target of its own (the cache compares textures).
+        compiled.record(&mut encoder, &own).expect("own target");
+        assert_wrong_device(compiled.record(&mut encoder, texture), label);
+        assert_wrong_device(compiled.read_target(texture), label);
+        ctx_a.queue().submit(Some(encoder.finish()));
+        assert!(
+            pollster::block_on(scope.pop()).is_none(),
+            "{label}: refusing the target left a validation error"
+        );
+    }
+    // The graph still runs on its own target.
+    submit_frame(&ctx_a, &mut compiled, &own).expect("record");
+    assert_close(
+        &compiled.read_target(&own).expect("readback"),
+        &compiled.cpu_reference().expect("cpu"),
+        "after refusals",
+    );
+    drop(queue_b);
+}
+
+#[test]
+fn requirements_say_what_to_ask_the_device_for() {
+    let Some(_) = common::gpu() else { return };
+    let graph = warped(3, 0.0, 2.0, 0.2);
+    let view = View::image(300, 40);
+    let needs = CompiledGraph::requirements(&graph, None, &view, &RunOptions::default())
+        .expect("requirements");
+    assert_eq!(needs.features(), wgpu::Features::empty());
+    // The fused warp binds its own uniforms and those of its three displacement chains.
+    assert_eq!(needs.limit("max_uniform_buffers_per_shader_stage"), Some(4));
+    assert_eq!(needs.limit("max_texture_dimension_2d"), Some(300));
+    let mut low = wgpu::Limits::downlevel_defaults();
+    low.max_uniform_buffers_per_shader_stage = 2;
+    low.max_texture_dimension_2d = 256;
+    let missing = needs.missing(&low);
+    let names: Vec<&str> = missing.iter().map(|m| m.name).collect();
+    assert_eq!(
+        names,
+        [
+            "max_texture_dimension_2d",
+            "max_uniform_buffers_per_shader_stage"
+        ]
+    );
+    let raised = needs.raise(low.clone());
+    assert!(needs.missing(&raised).is_empty());
+    assert_eq!(raised.max_uniform_buffers_per_shader_stage, 4);
+    // wgpu's default limits run every preset up to 8192 x 8192 (the README says so).
+    for preset in noisegraph::presets::PRESETS {
+        let graph = noisegraph::presets::graph(preset.name).expect("preset");
+        let big = View::image(8192, 8192);
+        let needs = CompiledGraph::requirements(&graph, None, &big, &RunOptions::default())
+            .expect("requirements");
+        assert_eq!(
+            needs.missing(&wgpu::Limits::default()),
+            vec![],
+            "preset {}",
+            preset.name
+        );
+    }
+
+    // A device created with exactly the raised limits runs the graph; one with the low
+    // limits is refused with the same list.
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter =
+        pollster::block_on(instance.request_adapter(&Default::default())).expect("adapter");
+    let device_with = |limits: wgpu::Limits| {
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            required_features: needs.features(),
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .expect("device");
+        Arc::new(GpuContext::from_device(device, queue))
+    };
+    let ctx = device_with(raised);
+    let mut compiled = CompiledGraph::new(&ctx, &graph, None, view).expect("fits");
+    let target = compiled.create_target();
+    submit_frame(&ctx, &mut compiled, &target).expect("record");
+    assert_close(
+        &compiled.read_target(&target).expect("readback"),
+        &compiled.cpu_reference().expect("cpu"),
+        "device with the required limits",
+    );
+    let short = device_with(low);
+    match CompiledGraph::new(&short, &graph, None, view) {
+        Err(Error::DeviceLimits { missing: got, .. }) => assert_eq!(got, missing),
+        Err(other) => panic!("expected Error::DeviceLimits, got {other:?}"),
+        Ok(_) => panic!("a device with too low limits compiled the graph"),
+    }
 }

@@ -260,7 +260,7 @@ fn compiled_graphs_update_inline_chains_per_frame() {
     let target = compiled.create_target();
     // dx, dy and dz exist only inline: their numbers must reach the inline uniforms.
     compiled.set_time(0.6).unwrap();
-    compiled.set_seed(11);
+    compiled.set_seed(11).expect("seed");
     compiled
         .set_node_param("dx", NodeParam::SeedOffset(77))
         .unwrap();

@@ -72,3 +72,49 @@ fn side_by_side_bakes_join_into_the_wide_one() {
         );
     }
 }
+
+/// A CPU twin never overflows, whatever its input: a sample far past f32's precision (a view
+/// extent of 1e15, where `local` reaches 1e15) and cells at the i32 limits give a number, the
+/// lattice offsets wrapping like the hash assumes (issue 18: OpenSimplex2 3D added to a
+/// saturated offset, "attempt to add with overflow" in debug builds). The same points twice
+/// give the same bits.
+#[test]
+fn huge_local_coordinates_do_not_overflow() {
+    use noisegraph::family::SamplePoint;
+    let locals = [1.0e15f32, -1.0e15, 3.0e9, -2.5e14, 8.5e6, f32::MAX / 4.0];
+    let cells = [
+        [0; 4],
+        [i32::MAX; 4],
+        [i32::MIN; 4],
+        [i32::MAX, i32::MIN, 1, -1],
+    ];
+    for family in noisegraph::family::registry() {
+        for &dims in family.dims() {
+            let probe = common::family_probe(3, json!({ "type": family.name(), "dims": dims }));
+            let mut points = Vec::new();
+            for (i, &l) in locals.iter().enumerate() {
+                for cell in cells {
+                    let mut local = [0.25f32; 4];
+                    local[i % dims as usize] = l;
+                    local[(i + 1) % dims as usize] = -l * 0.5;
+                    points.push(SamplePoint {
+                        cell,
+                        local,
+                        seed: 17,
+                        period: [0; 4],
+                    });
+                }
+            }
+            let first = probe.cpu(&points);
+            let again = probe.cpu(&points);
+            for (a, b) in first.iter().zip(&again) {
+                assert_eq!(a.to_bits(), b.to_bits(), "{} {dims}D", family.name());
+            }
+            if let Some(grads) = probe.cpu_grad(&points) {
+                for (g, v) in grads.iter().zip(&first) {
+                    assert_eq!(g.value.to_bits(), v.to_bits(), "{} {dims}D", family.name());
+                }
+            }
+        }
+    }
+}

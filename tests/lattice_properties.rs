@@ -371,6 +371,137 @@ fn opensimplex2_smooth_sums_every_point_in_range() {
     }
 }
 
+/// The continuity of simplex (continuous falloff) and fast OpenSimplex2 rests on their
+/// kernels visiting every lattice point whose term is not zero: each term is continuous, so
+/// the sum of all of them is, and a point the selection skipped while in range would show
+/// as a jump where the selection changes. Checked here against every lattice point near the
+/// sample (all copies of the OpenSimplex2 lattices), at random positions.
+#[test]
+fn simplex_and_fast_opensimplex2_sum_every_point_in_range() {
+    use noisegraph::cpu::hash::{hash_3d, hash_4d};
+    use noisegraph::cpu::opensimplex2::*;
+    use noisegraph::cpu::perlin::{perlin_grad_3d, GRADIENTS_IMPROVED};
+    use noisegraph::cpu::simplex::*;
+    use noisegraph::family::{lookup, FamilyParams, ParamValue};
+    let mut state = 77u32;
+    let mut next = || {
+        state = noisegraph::cpu::hash::pcg(state);
+        noisegraph::cpu::hash::hash_to_unit(state) * 6.0 - 3.0
+    };
+    let mut params = FamilyParams::default();
+    params
+        .values
+        .insert("variant".into(), ParamValue::Choice(OS2_FAST));
+    let os2 = lookup("opensimplex2").unwrap();
+    let aux3 = os2.aux_data(3, &params, 0).unwrap();
+    let aux4 = os2.aux_data(4, &params, 0).unwrap();
+    let seed = seed_hash(23);
+    let term = |a: f32, dot: f32| (a * a * a * a * dot) as f64;
+    let check = |label: &str, local: &[f32], kernel: f32, expected: f64| {
+        assert!(
+            (kernel as f64 - expected).abs() < 1e-4,
+            "{label} at {local:?}: kernel {kernel}, every point in range {expected}"
+        );
+    };
+    for _ in 0..3000 {
+        let l4 = [next(), next(), next(), next()];
+        let l3 = [l4[0], l4[1], l4[2]];
+
+        // Simplex 3D: every skewed lattice point m near the sample.
+        let s = (l3[0] + l3[1] + l3[2]) * SIMPLEX_F3;
+        let fl = l3.map(|v| (v + s).floor());
+        let t = (fl[0] + fl[1] + fl[2]) * SIMPLEX_G3;
+        let d0: [f32; 3] = std::array::from_fn(|k| l3[k] - (fl[k] - t));
+        let mut sum = 0.0f64;
+        for code in 0..4usize.pow(3) {
+            let m: [i32; 3] = std::array::from_fn(|k| ((code >> (2 * k)) & 3) as i32 - 1);
+            let mt = (m[0] + m[1] + m[2]) as f32 * SIMPLEX_G3;
+            let d: [f32; 3] = std::array::from_fn(|k| d0[k] - (m[k] as f32 - mt));
+            let a = SIMPLEX_R2 - (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if a > 0.0 {
+                let h = hash_3d(std::array::from_fn(|k| fl[k] as i32 + m[k]), seed);
+                sum += term(a, perlin_grad_3d(h, d, GRADIENTS_IMPROVED));
+            }
+        }
+        let kernel = simplex_3d([0; 3], l3, seed, SIMPLEX_FALLOFF_CONTINUOUS);
+        check("simplex 3D", &l3, kernel, sum * SIMPLEX_SCALE_3D as f64);
+
+        // Simplex 4D.
+        let s = ((l4[0] + l4[1]) + (l4[2] + l4[3])) * SIMPLEX_F4;
+        let fl = l4.map(|v| (v + s).floor());
+        let t = ((fl[0] + fl[1]) + (fl[2] + fl[3])) * SIMPLEX_G4;
+        let d0: [f32; 4] = std::array::from_fn(|k| l4[k] - (fl[k] - t));
+        let mut sum = 0.0f64;
+        for code in 0..4usize.pow(4) {
+            let m: [i32; 4] = std::array::from_fn(|k| ((code >> (2 * k)) & 3) as i32 - 1);
+            let mt = (m.iter().sum::<i32>()) as f32 * SIMPLEX_G4;
+            let d: [f32; 4] = std::array::from_fn(|k| d0[k] - (m[k] as f32 - mt));
+            let a = SIMPLEX_R2 - d.iter().map(|x| x * x).sum::<f32>();
+            if a > 0.0 {
+                let h = hash_4d(std::array::from_fn(|k| fl[k] as i32 + m[k]), seed);
+                sum += term(a, simplex_grad_4d(h, d));
+            }
+        }
+        let kernel = simplex_4d([0; 4], l4, seed, SIMPLEX_FALLOFF_CONTINUOUS);
+        check("simplex 4D", &l4, kernel, sum * SIMPLEX_SCALE_4D as f64);
+
+        // OpenSimplex2 fast 3D: both cubic lattices (copy 1 shifted by half a cell).
+        let r = os2_rotate_3d(l3);
+        let mut sum = 0.0f64;
+        for copy in 0..2 {
+            let q = r.map(|v| v - 0.5 * copy as f32);
+            let b = q.map(f32::floor);
+            for code in 0..4usize.pow(3) {
+                let m: [i32; 3] = std::array::from_fn(|k| ((code >> (2 * k)) & 3) as i32 - 1);
+                let d: [f32; 3] = std::array::from_fn(|k| q[k] - (b[k] + m[k] as f32));
+                let a = OS2_RSQ_FAST - (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                if a > 0.0 {
+                    let n = [0, 1, 2].map(|k| b[k] as i32 + m[k]);
+                    let g = (hash_4d([n[0], n[1], n[2], copy], seed) % OS2_GRADS_3D) as usize * 3;
+                    let dot = aux3[g] * d[0] + aux3[g + 1] * d[1] + aux3[g + 2] * d[2];
+                    sum += term(a, dot);
+                }
+            }
+        }
+        let kernel = opensimplex2_3d([0; 3], l3, seed, OS2_FAST, &aux3);
+        check(
+            "opensimplex2 fast 3D",
+            &l3,
+            kernel,
+            sum * OS2_SCALE_3D_FAST as f64,
+        );
+
+        // OpenSimplex2 fast 4D: all five copies; point m of copy c sits at skewed m + 0.2 c.
+        let sk = os2_skew_4d(l4, OS2_FAST);
+        let mut sum = 0.0f64;
+        for copy in 0..5u32 {
+            let salted = seed.wrapping_add(copy.wrapping_mul(OS2_COPY_SALT));
+            let shift = OS2_LATTICE_STEP_4D * copy as f32;
+            let b = sk.map(|v| (v - shift).floor());
+            for code in 0..4usize.pow(4) {
+                let m: [i32; 4] = std::array::from_fn(|k| ((code >> (2 * k)) & 3) as i32 - 1);
+                let p: [f32; 4] = std::array::from_fn(|k| sk[k] - shift - (b[k] + m[k] as f32));
+                let t = ((p[0] + p[1]) + (p[2] + p[3])) * OS2_UNSKEW_4D_FAST;
+                let d = p.map(|x| x + t);
+                let a = OS2_RSQ_FAST - d.iter().map(|x| x * x).sum::<f32>();
+                if a > 0.0 {
+                    let n: [i32; 4] = std::array::from_fn(|k| b[k] as i32 + m[k]);
+                    let g = (hash_4d(n, salted) % OS2_GRADS_4D) as usize * 4;
+                    let dot: f32 = (0..4).map(|k| aux4[g + k] * d[k]).sum();
+                    sum += term(a, dot);
+                }
+            }
+        }
+        let kernel = opensimplex2_4d([0; 4], l4, seed, OS2_FAST, &aux4);
+        check(
+            "opensimplex2 fast 4D",
+            &l4,
+            kernel,
+            sum * OS2_SCALE_4D_FAST as f64,
+        );
+    }
+}
+
 fn issue_for(node: serde_json::Value) -> String {
     let mut node = node;
     node["id"] = json!("bad");
@@ -527,6 +658,7 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
         // Gabor and phasor: random directions, wider kernels (more cells per sample).
         json!({"orientation": "isotropic", "impulses": 4, "bandwidth": 0.6}),
         json!({"profile": "square", "f0": 5.0}),
+        json!({"falloff": "classic"}),
     ];
     let mut checked = 0;
     for (family, dims, extra, stage, u) in one_node_stages(5, &extras) {
@@ -589,6 +721,7 @@ fn points_samplers_equal_point_samplers_bit_for_bit() {
         json!({"fade": "linear"}),
         json!({"fade": "linear", "gradients": "random"}),
         json!({"period": 8}),
+        json!({"falloff": "classic"}),
     ];
     let mut checked = 0;
     for (family, dims, extra, stage, u) in one_node_stages(9, &extras) {
@@ -634,7 +767,7 @@ fn points_samplers_equal_point_samplers_bit_for_bit() {
         checked += 1;
     }
     // value and Perlin (2D and 3D, three fades, a period; Perlin also random gradients) and
-    // simplex (2D and 3D).
+    // simplex (2D and 3D, both falloffs).
     assert!(checked >= 20, "points samplers checked: {checked}");
 }
 

@@ -1,5 +1,5 @@
-//! The output scales of simplex 4D and OpenSimplex2 are the maxima of their corner sums over
-//! a lattice cell, every lattice point's gradient chosen from the family's set to align best
+//! The output scales of simplex (2D, 3D, 4D, both falloffs) and OpenSimplex2 are the maxima of
+//! their corner sums over a lattice cell, every lattice point's gradient chosen from the family's set to align best
 //! with its offset (each point is independent, so that sum is reachable by some hash). This
 //! file mirrors each kernel's choice of lattice points in f64, searches the cell for the
 //! maximum (random starts, then hill climbing), and checks the constants: none may be
@@ -8,7 +8,7 @@
 //! derived).
 
 use noisegraph::cpu::opensimplex2::*;
-use noisegraph::cpu::simplex::SIMPLEX_SCALE_4D;
+use noisegraph::cpu::simplex::*;
 use noisegraph::family::{lookup, FamilyParams, ParamValue};
 
 /// A lattice point's offset from the sample in the isometric (input-distance) frame.
@@ -29,6 +29,36 @@ fn os2_gradients(dims: u32, variant: u32) -> Vec<[f64; 4]> {
     (0..count as usize)
         .map(|i| std::array::from_fn(|k| if k < n { aux[i * n + k] as f64 } else { 0.0 }))
         .collect()
+}
+
+/// Simplex 2D's gradients: the improved Perlin set, unit vectors at 22.5 + k * 45 degrees.
+fn simplex_gradients_2d() -> Vec<[f64; 4]> {
+    (0..8)
+        .map(|k| {
+            let a = (22.5 + 45.0 * k as f64).to_radians();
+            [a.cos(), a.sin(), 0.0, 0.0]
+        })
+        .collect()
+}
+
+/// Simplex 3D's gradients: the 12 cube-edge directions at unit length.
+fn simplex_gradients_3d() -> Vec<[f64; 4]> {
+    let r = 1.0 / 2f64.sqrt();
+    let mut out = Vec::new();
+    for zero in 0..3 {
+        for signs in 0..4 {
+            let mut g = [0.0; 4];
+            let mut bit = 0;
+            for (k, gk) in g.iter_mut().enumerate().take(3) {
+                if k != zero {
+                    *gk = if signs >> bit & 1 == 1 { -r } else { r };
+                    bit += 1;
+                }
+            }
+            out.push(g);
+        }
+    }
+    out
 }
 
 /// The 32 unit edge gradients of simplex 4D.
@@ -56,16 +86,18 @@ fn unskew(p: [f64; 4], n: usize, g: f64) -> [f64; 4] {
     std::array::from_fn(|k| if k < n { p[k] + t } else { 0.0 })
 }
 
-/// Simplex 4D: the five corners of the simplex holding skewed position s in [0, 1)^4.
-fn simplex_4d_points(s: [f64; 4]) -> Offsets {
-    let g = -(5.0 - 5f64.sqrt()) / 20.0;
-    let mut order = [0usize, 1, 2, 3];
+/// Simplex in n dimensions: the n + 1 corners of the simplex holding skewed position s in
+/// [0, 1)^n (the kernels step along the axes in decreasing order of the offset).
+fn simplex_points(s: [f64; 4], n: usize) -> Offsets {
+    let r = (n as f64 + 1.0).sqrt();
+    let g = -(n as f64 + 1.0 - r) / (n as f64 * (n as f64 + 1.0));
+    let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
     let mut v = [0.0; 4];
-    let mut out = vec![unskew(s, 4, g)];
+    let mut out = vec![unskew(s, n, g)];
     for &axis in &order {
         v[axis] += 1.0;
-        out.push(unskew(std::array::from_fn(|k| s[k] - v[k]), 4, g));
+        out.push(unskew(std::array::from_fn(|k| s[k] - v[k]), n, g));
     }
     out
 }
@@ -262,28 +294,63 @@ fn both(p: (f64, f64)) -> f64 {
 }
 
 #[test]
-fn simplex_4d_scale_is_the_maximum() {
-    let grads = simplex_gradients_4d();
-    check("simplex 4D", SIMPLEX_SCALE_4D, 4, &|s| {
-        both(extremes(&simplex_4d_points(s), 0.6, &grads))
-    });
+fn simplex_scales_are_the_maxima() {
+    let cases: [(&str, usize, f32, f64); 5] = [
+        ("simplex 2D", 2, SIMPLEX_SCALE_2D, SIMPLEX_R2 as f64),
+        ("simplex 3D", 3, SIMPLEX_SCALE_3D, SIMPLEX_R2 as f64),
+        (
+            "simplex 3D classic",
+            3,
+            SIMPLEX_SCALE_3D_CLASSIC,
+            SIMPLEX_R2_CLASSIC as f64,
+        ),
+        ("simplex 4D", 4, SIMPLEX_SCALE_4D, SIMPLEX_R2 as f64),
+        (
+            "simplex 4D classic",
+            4,
+            SIMPLEX_SCALE_4D_CLASSIC,
+            SIMPLEX_R2_CLASSIC as f64,
+        ),
+    ];
+    for (name, dims, scale, rsq) in cases {
+        let grads = match dims {
+            2 => simplex_gradients_2d(),
+            3 => simplex_gradients_3d(),
+            _ => simplex_gradients_4d(),
+        };
+        check(name, scale, dims, &|s| {
+            both(extremes(&simplex_points(s, dims), rsq, &grads))
+        });
+    }
 }
 
 #[test]
 fn opensimplex2_scales_are_the_maxima() {
-    let cases: [(&str, u32, u32, f32, f64); 6] = [
-        ("os2 2D fast", 2, OS2_FAST, OS2_SCALE_2D_FAST, 0.5),
+    let cases: [(&str, u32, u32, f32, f32); 6] = [
+        ("os2 2D fast", 2, OS2_FAST, OS2_SCALE_2D_FAST, OS2_RSQ_FAST),
         (
             "os2 2D smooth",
             2,
             OS2_SMOOTH,
             OS2_SCALE_2D_SMOOTH,
-            2.0 / 3.0,
+            OS2_RSQ_2D_SMOOTH,
         ),
-        ("os2 3D fast", 3, OS2_FAST, OS2_SCALE_3D_FAST, 0.6),
-        ("os2 3D smooth", 3, OS2_SMOOTH, OS2_SCALE_3D_SMOOTH, 0.75),
-        ("os2 4D fast", 4, OS2_FAST, OS2_SCALE_4D_FAST, 0.6),
-        ("os2 4D smooth", 4, OS2_SMOOTH, OS2_SCALE_4D_SMOOTH, 0.8),
+        ("os2 3D fast", 3, OS2_FAST, OS2_SCALE_3D_FAST, OS2_RSQ_FAST),
+        (
+            "os2 3D smooth",
+            3,
+            OS2_SMOOTH,
+            OS2_SCALE_3D_SMOOTH,
+            OS2_RSQ_3D_SMOOTH,
+        ),
+        ("os2 4D fast", 4, OS2_FAST, OS2_SCALE_4D_FAST, OS2_RSQ_FAST),
+        (
+            "os2 4D smooth",
+            4,
+            OS2_SMOOTH,
+            OS2_SCALE_4D_SMOOTH,
+            OS2_RSQ_4D_SMOOTH,
+        ),
     ];
     for (name, dims, variant, scale, rsq) in cases {
         let grads = os2_gradients(dims, variant);
@@ -293,7 +360,7 @@ fn opensimplex2_scales_are_the_maxima() {
                 3 => os2_3d_points(s, variant),
                 _ => os2_4d_points(s, variant),
             };
-            both(extremes(&points, rsq, &grads))
+            both(extremes(&points, rsq as f64, &grads))
         };
         check(name, scale, dims as usize, &eval);
     }

@@ -1,4 +1,4 @@
-//! GPU vs CPU parity for simplex 4D, OpenSimplex2 (fast and smooth, 2D/3D/4D), cellular
+//! GPU vs CPU parity for simplex 4D, simplex's classic falloff (3D, 4D), OpenSimplex2 (fast and smooth, 2D/3D/4D), cellular
 //! (every return type and metric, 2D and 3D) and tileable value / Perlin / cellular.
 
 mod common;
@@ -11,6 +11,17 @@ fn simplex_4d_parity() {
         json!({"type": "simplex", "frequency": 11.0, "dims": 4, "z": 0.73, "w": 0.41, "offset": [0.25, -3.5, 0.0, 2.0]}),
         "simplex 4D",
     );
+}
+
+#[test]
+fn simplex_classic_falloff_parity() {
+    for dims in [3, 4] {
+        assert_parity_node(
+            json!({"type": "simplex", "falloff": "classic", "frequency": 9.0, "dims": dims,
+                   "z": 0.73, "w": 0.41, "offset": [0.25, -3.5]}),
+            &format!("simplex {dims}D classic"),
+        );
+    }
 }
 
 #[test]

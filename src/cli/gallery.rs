@@ -67,6 +67,18 @@ pub fn panels() -> Vec<Panel> {
             json!({ "variant": "smooth" }),
         ));
     }
+    // Slices of the 3D and 4D lattices (their kernels differ from 2D's).
+    for (label, name) in [("simplex", "simplex"), ("os2", "opensimplex2")] {
+        if family::lookup(name).is_some() {
+            for dims in [3, 4] {
+                out.push(variant(
+                    &format!("{label} {dims}D"),
+                    name,
+                    json!({ "dims": dims, "z": 0.37 }),
+                ));
+            }
+        }
+    }
     if family::lookup("cellular").is_some() {
         for ret in ["f2", "f2_minus_f1", "cell_value"] {
             out.push(variant(

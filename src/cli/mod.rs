@@ -8,6 +8,7 @@ mod info;
 mod job;
 mod parity;
 mod plot;
+mod serve;
 
 use clap::{Parser, Subcommand};
 
@@ -37,9 +38,13 @@ enum Command {
     Parity(parity::ParityArgs),
     /// Print the GPU adapter noisegraph would use and the limits that matter to it.
     Info,
+    /// A live preview playground in the browser: edit a graph with controls built from the
+    /// engine's metadata and see each change rendered (http://127.0.0.1:8765/ by default).
+    Serve(serve::ServeArgs),
 }
 
 /// A failure with its exit code.
+#[derive(Debug)]
 pub struct Failure {
     pub code: i32,
     pub message: String,
@@ -77,6 +82,7 @@ pub fn main() -> i32 {
         }
         Command::Parity(args) => parity::run(args),
         Command::Info => info::run().map(|()| 0),
+        Command::Serve(args) => serve::run(args).map(|()| 0),
     };
     match result {
         Ok(code) => code,

@@ -146,7 +146,7 @@ pub trait Family: Send + Sync {
     /// Shader files (relative to `shaders/`, without `lib/`) this family calls, dependencies first.
     fn shader_files(&self) -> &'static [&'static str];
     /// The WGSL expression the stage evaluates. It may use `cell: vec4<i32>`,
-    /// `local: vec4<f32>`, `seed: u32`, `period: vec4<i32>`, `params.family` (the uniforms, array<vec4<f32>, 4>)
+    /// `local: vec4<f32>`, `seed: u32`, `period: vec4<i32>`, `params.family` (the uniforms, `array<vec4<f32>, 4>`)
     /// and, when [`Family::aux_data`] gives data, `aux: array<f32>`.
     fn wgsl_call(&self, dims: u32, params: &FamilyParams) -> String;
     /// Numbers passed through the uniform buffer (see [`FamilyUniforms`]).
@@ -192,6 +192,14 @@ pub trait Family: Send + Sync {
     /// variables in scope. `None` (the default) means the family is not differentiated.
     fn wgsl_grad_call(&self, _dims: u32, _params: &FamilyParams) -> Option<String> {
         None
+    }
+    /// Why [`Family::wgsl_grad_call`] is `None` for these parameters, in words for an error
+    /// message (for example a variant whose field jumps).
+    fn no_gradient_reason(&self, dims: u32, _params: &FamilyParams) -> String {
+        format!(
+            "family '{}' has no gradient variant in {dims}D",
+            self.name()
+        )
     }
     /// The CPU twin of [`Family::wgsl_grad_call`]; `Some` exactly when that is.
     fn cpu_grad_sampler(

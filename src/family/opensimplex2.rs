@@ -6,10 +6,12 @@
 use std::sync::{Arc, OnceLock};
 
 use super::{
-    wrap_to_i32, xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, Sampler,
+    wrap_to_i32, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, NoiseGrad, ParamKind,
+    ParamSpec, Sampler,
 };
 use crate::cpu::opensimplex2::{
-    opensimplex2_2d, opensimplex2_3d, opensimplex2_4d, OS2_FAST, OS2_UNSKEW_4D_SMOOTH,
+    opensimplex2_2d, opensimplex2_2d_grad, opensimplex2_3d, opensimplex2_3d_grad, opensimplex2_4d,
+    opensimplex2_4d_grad, OS2_FAST, OS2_UNSKEW_4D_SMOOTH,
 };
 
 pub struct OpenSimplex2;
@@ -20,7 +22,7 @@ const PARAMS: &[ParamSpec] = &[ParamSpec {
         options: &["fast", "smooth"],
         default: "fast",
     },
-    help: "fast (OpenSimplex2F: fewest lattice points, r^2 = 1/2 or 0.6) or smooth (OpenSimplex2S: every point in a larger radius)",
+    help: "fast (OpenSimplex2F: fewest lattice points, r^2 = 1/2) or smooth (OpenSimplex2S: every point in a larger radius)",
 }];
 
 impl Family for OpenSimplex2 {
@@ -68,6 +70,37 @@ impl Family for OpenSimplex2 {
             }
             _ => Box::new(move |s| opensimplex2_4d(s.cell, s.local, s.seed, variant, &aux)),
         }
+    }
+    fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
+        let variant = params.choice("variant");
+        Some(match dims {
+            2 => format!("opensimplex2_2d_grad(cell.xy, local.xy, seed, {variant}u)"),
+            3 => format!("opensimplex2_3d_grad(cell.xyz, local.xyz, seed, {variant}u)"),
+            _ => format!("opensimplex2_4d_grad(cell, local, seed, {variant}u)"),
+        })
+    }
+    fn cpu_grad_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        // The gradient table is the family's own (it does not depend on the seed), so the
+        // sampler needs no `aux` from the caller.
+        let aux = aux_table(dims, params.choice("variant"));
+        let variant = params.choice("variant");
+        Some(match dims {
+            2 => Box::new(move |s| -> NoiseGrad {
+                opensimplex2_2d_grad(xy(s.cell), xy(s.local), s.seed, variant, aux)
+            }),
+            3 => Box::new(move |s| -> NoiseGrad {
+                opensimplex2_3d_grad(xyz(s.cell), xyz(s.local), s.seed, variant, aux)
+            }),
+            _ => Box::new(move |s| -> NoiseGrad {
+                opensimplex2_4d_grad(s.cell, s.local, s.seed, variant, aux)
+            }),
+        })
     }
     fn split_origin_with(
         &self,
@@ -161,6 +194,7 @@ pub fn lattice_matrix(dims: u32, variant: u32) -> [[f64; 4]; 4] {
             m[2] = [-r, -r, r, 0.0];
         }
         _ => {
+            // The kernel's OS2_4D_*_S_XY, S_ZW, T_ZW, T_XY in f64.
             let (a, b, c, d) = if variant == OS2_FAST {
                 (
                     -0.17827565795139938,

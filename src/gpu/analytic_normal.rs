@@ -14,7 +14,8 @@ use super::assemble::{
     analytic_normal_source, BINDING_GRADIENT, BINDING_OUT, BINDING_PARAMS, WORKGROUP,
 };
 use super::pipeline::{CachedPipeline, LayoutKey};
-use super::target::check_texture;
+use super::requirements::DeviceRequirements;
+use super::target::{on_device, TargetSpec, TargetView};
 use super::{CompiledGraph, GpuContext, NormalMapOptions};
 use crate::cpu::analytic_normal::run_analytic_normal;
 use crate::cpu::normal_map::NormalMapUniform;
@@ -169,13 +170,7 @@ impl AnalyticNormalPass {
         options.check()?;
         check_normal_view(&view)?;
         analytic_plan(graph, node)?;
-        let limits = ctx.limits();
-        if limits.max_sampled_textures_per_shader_stage < 1 {
-            return Err(Error::Limit(format!(
-                "analytic normal map: the device has max_sampled_textures_per_shader_stage = {} (needs 1)",
-                limits.max_sampled_textures_per_shader_stage
-            )));
-        }
+        ctx.check_requirements(&DeviceRequirements::for_texture_pass(&view, 1))?;
         let compiled = CompiledGraph::new_gradient(ctx, graph, node, view)?;
         let gradient = compiled.create_target();
         let source = analytic_normal_source(options.format.wgsl_name());
@@ -239,9 +234,11 @@ impl AnalyticNormalPass {
         self.graph.set_time(time)
     }
 
-    /// Sets the graph seed (each node adds its `seed_offset`, each octave its index).
-    pub fn set_seed(&mut self, seed: u32) {
-        self.graph.set_seed(seed);
+    /// Sets the graph seed (each node adds its `seed_offset`, each octave its index). Every
+    /// `u32` is a valid seed, so this never fails; it returns a `Result` like the other
+    /// setters.
+    pub fn set_seed(&mut self, seed: u32) -> Result<()> {
+        self.graph.set_seed(seed)
     }
 
     /// Moves the view: pixel (x, y) samples `origin + (x, y, 0) * extent / size`.
@@ -272,14 +269,17 @@ impl AnalyticNormalPass {
     ) -> Result<()> {
         let view = *self.graph.view();
         let [w, h, _] = view.size;
-        check_texture(
-            "normal map",
-            normals,
-            self.options.format.texture_format(),
-            wgpu::TextureDimension::D2,
-            [w, h, 1],
-            wgpu::TextureUsages::STORAGE_BINDING,
-        )?;
+        TargetSpec {
+            role: "normal map",
+            formats: &[self.options.format.texture_format()],
+            dimension: wgpu::TextureDimension::D2,
+            size: Some([w, h, 1]),
+            usage: wgpu::TextureUsages::STORAGE_BINDING,
+        }
+        .check(&TargetView::new(normals))?;
+        // Checked on every call: wgpu compares textures by id within their own instance.
+        let textures = [("normal map", normals)];
+        on_device(self.ctx.device(), &textures, || ())?;
         self.graph.record(encoder, &self.gradient)?;
         if self.dirty {
             self.ctx.queue().write_buffer(
@@ -290,7 +290,7 @@ impl AnalyticNormalPass {
             self.dirty = false;
         }
         if self.binding.as_ref().map(|(t, _)| t) != Some(normals) {
-            let out_view = normals.create_view(&wgpu::TextureViewDescriptor::default());
+            let out_view = TargetView::new(normals).create_view("noisegraph analytic normal map");
             let gradient_view = self
                 .gradient
                 .create_view(&wgpu::TextureViewDescriptor::default());

@@ -2,6 +2,7 @@
 //! and helpers for this stage's texture shape and inputs) and the stage template.
 //! The assembled source is also the pipeline cache key.
 
+use crate::family::{Family, FamilyParams};
 use crate::field::FieldForm;
 use crate::graph::{Displacement, GenerateStage, OctaveUniform, StageUniform};
 
@@ -153,11 +154,13 @@ fn sampler_function_of(
 ) -> String {
     // Without a period the wrap is a compile-time no-op: lattice wrapping costs an integer
     // modulo per corner, which doubled the time of a Perlin dispatch on lavapipe.
-    let period = if stage.source.period.is_some() {
-        "period_in"
-    } else {
-        "vec4<i32>(0)"
-    };
+    sampler_function_text(name, stage.source.period.is_some(), uniform, call, ret)
+}
+
+/// The function text of [`sampler_function_of`]: `wraps` keeps the caller's period, else the
+/// period is the constant 0.
+fn sampler_function_text(name: &str, wraps: bool, uniform: &str, call: &str, ret: &str) -> String {
+    let period = if wraps { "period_in" } else { "vec4<i32>(0)" };
     let call = call.replace("params.family", &format!("{uniform}.family"));
     format!(
         "fn {name}(cell: vec4<i32>, local: vec4<f32>, seed: u32, period_in: vec4<i32>) -> {ret} {{\n    let period = {period};\n    return {call};\n}}\n"
@@ -240,12 +243,17 @@ fn unrolled_octave_sum(
 
 /// The library and the family files of `chains`, each file once.
 fn library_and_families<'a>(chains: impl Iterator<Item = &'a GenerateStage>) -> String {
+    library_and_family_files(chains.map(|c| c.family))
+}
+
+/// The library and the shader files of `families`, each file once.
+fn library_and_family_files(families: impl Iterator<Item = &'static dyn Family>) -> String {
     let mut s = library();
     let mut files: Vec<(&str, &'static str)> = Vec::new();
-    for chain in chains {
-        for file in chain.family.shader_files() {
+    for family in families {
+        for file in family.shader_files() {
             if !files.iter().any(|(f, _)| f == file) {
-                files.push((file, chain.family.name()));
+                files.push((file, family.name()));
             }
         }
     }
@@ -640,4 +648,65 @@ pub fn analytic_normal_source(storage_format: &str) -> String {
     s.push_str("// ---- analytic_normal.wgsl\n");
     s.push_str(shader_file("analytic_normal.wgsl").expect("analytic_normal.wgsl is embedded"));
     s
+}
+
+/// The probe's sample points (a storage buffer of `ProbePoint`).
+pub const BINDING_PROBE_POINTS: u32 = 1;
+/// The probe's output: two `vec4<f32>` per point, (value, 0, 0, 0) and d/dlocal.
+pub const BINDING_PROBE_OUT: u32 = 2;
+/// Invocations per workgroup of the probe, one per point.
+pub const PROBE_WORKGROUP: u32 = 64;
+
+/// The full WGSL source of a family probe (a test harness, see `gpu::probe`): the family's
+/// plain call, or with `gradient` its gradient call (`None` when it has none in `dims`),
+/// evaluated at each point of a storage buffer through the same library, family files and
+/// sampler function a stage assembles (the period kept, as in a tileable stage); `aux` binds
+/// the family's auxiliary table as a stage does.
+pub fn probe_source(
+    family: &'static dyn Family,
+    dims: u32,
+    params: &FamilyParams,
+    gradient: bool,
+    aux: bool,
+) -> Option<String> {
+    let (call, ret) = if gradient {
+        (family.wgsl_grad_call(dims, params)?, "NoiseGrad")
+    } else {
+        (family.wgsl_call(dims, params), "f32")
+    };
+    let mut s = library_and_family_files(std::iter::once(family));
+    s.push_str(&format!(
+        "// ---- generated probe\n\
+         struct ProbeParams {{\n    count: vec4<u32>,\n    family: array<vec4<f32>, 4>,\n}}\n\
+         struct ProbePoint {{\n    cell: vec4<i32>,\n    local: vec4<f32>,\n    period: vec4<i32>,\n    seed: vec4<u32>,\n}}\n\
+         @group(0) @binding({BINDING_PARAMS}) var<uniform> params: ProbeParams;\n\
+         @group(0) @binding({BINDING_PROBE_POINTS}) var<storage, read> points: array<ProbePoint>;\n\
+         @group(0) @binding({BINDING_PROBE_OUT}) var<storage, read_write> probe_out: array<vec4<f32>>;\n"
+    ));
+    if aux {
+        s.push_str(&format!(
+            "@group(0) @binding({BINDING_AUX}) var<storage, read> aux: array<f32>;\n"
+        ));
+    }
+    s.push_str(&sampler_function_text(
+        "probe_sample",
+        true,
+        "params",
+        &call,
+        ret,
+    ));
+    let store = if gradient {
+        "let g = probe_sample(p.cell, p.local, p.seed.x, p.period);\n    \
+         probe_out[2u * i] = vec4<f32>(g.value, 0.0, 0.0, 0.0);\n    probe_out[2u * i + 1u] = g.d;"
+    } else {
+        "probe_out[2u * i] = vec4<f32>(probe_sample(p.cell, p.local, p.seed.x, p.period), 0.0, 0.0, 0.0);\n    \
+         probe_out[2u * i + 1u] = vec4<f32>(0.0);"
+    };
+    s.push_str(&format!(
+        "@compute @workgroup_size({PROBE_WORKGROUP}, 1, 1)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n    \
+         let i = gid.x;\n    if (i >= params.count.x) {{\n        return;\n    }}\n    \
+         let p = points[i];\n    {store}\n}}\n"
+    ));
+    Some(s)
 }

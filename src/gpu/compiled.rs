@@ -6,10 +6,12 @@ use std::sync::Arc;
 
 use super::pipeline::form_format;
 use super::readback::read_texels;
+use super::requirements::DeviceRequirements;
+use super::stages::texture_view;
 use super::stages::{
     dispatch_size, inline_uniforms, pass_uniforms, record_stage, PreparedStage, StageBuffers,
 };
-use super::target::check_texture;
+use super::target::{on_device, TargetSpec, TargetView};
 use super::{GpuContext, RunOptions, Specialize};
 use crate::error::{Error, Result};
 use crate::field::{Field, FieldForm, GradientField};
@@ -148,6 +150,9 @@ fn apply_param(g: &mut GenerateStage, kind: &NodeKind, param: NodeParam) {
     }
 }
 
+/// How many targets a [`CompiledGraph`] keeps bind groups for.
+const MAX_TARGET_BINDINGS: usize = 4;
+
 /// A graph compiled for one view on a [`GpuContext`] (typically one made from a renderer's
 /// own device with [`GpuContext::from_device`]): its pipelines, uniform buffers,
 /// intermediate textures and bind groups are created once; [`CompiledGraph::record`] then
@@ -167,6 +172,10 @@ fn apply_param(g: &mut GenerateStage, kind: &NodeKind, param: NodeParam) {
 /// record a [`super::NormalMapPass`] with [`super::NormalMapFormat::Rgba16Float`], whose `w`
 /// channel holds the height and which every device filters.
 ///
+/// The CPU reference of the current frame is [`cpu_reference`](Self::cpu_reference), which
+/// runs [`plan`](Self::plan) (the graph with every per-frame parameter applied, time
+/// included) on [`view`](Self::view) through the CPU path.
+///
 /// ```no_run
 /// use std::sync::Arc;
 /// use noisegraph::{CompiledGraph, GpuContext, NoiseGraph, View};
@@ -178,7 +187,7 @@ fn apply_param(g: &mut GenerateStage, kind: &NodeKind, param: NodeParam) {
 /// let mut noise = CompiledGraph::new(&ctx, &graph, None, View::image(512, 512))?;
 /// let height = noise.create_target(); // R32Float, STORAGE_BINDING | TEXTURE_BINDING | COPY_SRC
 /// for frame in 0..3 {
-///     noise.set_time(frame as f64 * 0.02)?; // the z of 3D noise
+///     noise.set_time(frame as f64 * 0.02)?; // added to the z of each 3D node
 ///     let mut encoder = device.create_command_encoder(&Default::default());
 ///     noise.record(&mut encoder, &height)?;
 ///     // ... the renderer's own passes sampling `height` ...
@@ -189,6 +198,9 @@ fn apply_param(g: &mut GenerateStage, kind: &NodeKind, param: NodeParam) {
 pub struct CompiledGraph {
     ctx: Arc<GpuContext>,
     graph: NoiseGraph,
+    /// The plan with the per-frame parameters applied except the time.
+    base: Plan,
+    /// `base` with the time applied: what the uniforms hold and [`plan`](Self::plan) returns.
     plan: Plan,
     view: View,
     time: f64,
@@ -200,8 +212,9 @@ pub struct CompiledGraph {
     fields: Vec<wgpu::Texture>,
     /// Bind groups of the stages before the target.
     bind_groups: Vec<Vec<wgpu::BindGroup>>,
-    /// The caller's last target and the target stage's bind groups for it.
-    target_binding: Option<(wgpu::Texture, Vec<wgpu::BindGroup>)>,
+    /// The caller's last targets (texture, mip level, array layer) and the target stage's
+    /// bind groups for each, most recent first.
+    target_bindings: Vec<(wgpu::Texture, u32, u32, Vec<wgpu::BindGroup>)>,
     uniforms_dirty: bool,
     aux_dirty: bool,
     /// What every stage writes: values (R32Float) or values with gradients (Rgba32Float).
@@ -320,6 +333,7 @@ impl CompiledGraph {
         let mut compiled = CompiledGraph {
             ctx: ctx.clone(),
             graph: graph.clone(),
+            base: plan.clone(),
             plan,
             view,
             time: 0.0,
@@ -328,7 +342,7 @@ impl CompiledGraph {
             buffers: Vec::new(),
             fields: Vec::new(),
             bind_groups: Vec::new(),
-            target_binding: None,
+            target_bindings: Vec::new(),
             uniforms_dirty: false,
             aux_dirty: false,
             form,
@@ -345,7 +359,13 @@ impl CompiledGraph {
             );
             if i != compiled.plan.target {
                 let out = ctx.create_field_texture(&view, &stage.node, form);
-                let groups = ctx.bind_stage(stage, prepared, &buffers, &out, &compiled.fields);
+                let groups = ctx.bind_stage(
+                    stage,
+                    prepared,
+                    &buffers,
+                    &texture_view(&out),
+                    &compiled.fields,
+                );
                 compiled.fields.push(out);
                 compiled.bind_groups.push(groups);
             }
@@ -359,9 +379,39 @@ impl CompiledGraph {
         &self.view
     }
 
-    /// The plan being run (with the per-frame parameters applied).
+    /// The plan the next [`record`](Self::record) runs: the graph with every per-frame
+    /// parameter applied (seed, node parameters, and the time added to each 3D node's `z`
+    /// and each 4D node's `w`). Run on [`view`](Self::view) through the CPU path, it gives
+    /// the frame's reference ([`cpu_reference`](Self::cpu_reference)).
     pub fn plan(&self) -> &Plan {
         &self.plan
+    }
+
+    /// The CPU reference of the current frame: [`plan`](Self::plan) on [`view`](Self::view)
+    /// through [`crate::engine::run_cpu`]. The GPU result of the next `record` agrees with it
+    /// within [`crate::parity::PARITY_TOLERANCE`].
+    pub fn cpu_reference(&self) -> Result<Field> {
+        crate::engine::run_cpu(&self.plan, &self.view, &RunOptions::default())
+    }
+
+    /// What the graph needs from a device to run on `view` (limits; no optional feature),
+    /// computed without a device: a renderer creating its own device asks for them there
+    /// (see [`DeviceRequirements`]). [`CompiledGraph::new`] checks the same needs against its
+    /// context's device and names each one that is short ([`Error::DeviceLimits`]).
+    pub fn requirements(
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: &View,
+        options: &RunOptions,
+    ) -> Result<DeviceRequirements> {
+        view.check()?;
+        let plan = Plan::new(graph, node)?;
+        plan.check_view(view)?;
+        Ok(DeviceRequirements::for_plan(
+            &plan,
+            view,
+            options.octave_budget,
+        ))
     }
 
     /// The context the graph was compiled on.
@@ -423,7 +473,11 @@ impl CompiledGraph {
     }
 
     /// Sets the time: added to the `z` of every 3D family node and to the `w` of every 4D
-    /// one (2D nodes do not move). Takes effect at the next [`record`](Self::record).
+    /// one, wherever the node is evaluated (its own stage and fused displacement chains);
+    /// 2D nodes do not move. It replaces the previous time (it does not accumulate), and a
+    /// node's own `z` / `w` (set in the graph or with [`NodeParam::Z`] / [`NodeParam::W`])
+    /// stays its base. Takes effect at the next [`record`](Self::record); an infinite or NaN
+    /// time is refused.
     pub fn set_time(&mut self, time: f64) -> Result<()> {
         if !time.is_finite() {
             return Err(Error::InvalidRequest(format!(
@@ -431,7 +485,7 @@ impl CompiledGraph {
             )));
         }
         self.time = time;
-        self.uniforms_dirty = true;
+        self.changed();
         Ok(())
     }
 
@@ -440,12 +494,16 @@ impl CompiledGraph {
         self.time
     }
 
-    /// Sets the graph seed (each node adds its `seed_offset`, each octave its index).
-    pub fn set_seed(&mut self, seed: u32) {
-        self.plan.seed = seed;
+    /// Sets the graph seed (each node adds its `seed_offset`, each octave its index). Every
+    /// `u32` is a valid seed, so this never fails; it returns a `Result` like the other
+    /// setters. Families with host-built tables (wavelet tiles, wave tables, Gabor and
+    /// phasor kernels) rebuild them at the next [`record`](Self::record).
+    pub fn set_seed(&mut self, seed: u32) -> Result<()> {
+        self.base.seed = seed;
         self.graph.seed = seed;
-        self.uniforms_dirty = true;
         self.aux_dirty = true;
+        self.changed();
+        Ok(())
     }
 
     /// The graph seed in effect.
@@ -461,7 +519,7 @@ impl CompiledGraph {
             )));
         }
         self.view.origin = origin;
-        self.uniforms_dirty = true;
+        self.changed();
         Ok(())
     }
 
@@ -506,7 +564,7 @@ impl CompiledGraph {
             )));
         }
         let mut found = false;
-        for (stage, chain) in self.plan.stages.iter_mut().zip(&self.chains) {
+        for (stage, chain) in self.base.stages.iter_mut().zip(&self.chains) {
             let StageKind::Generate(g) = &mut stage.kind else {
                 continue;
             };
@@ -531,28 +589,38 @@ impl CompiledGraph {
                 self.plan.stages[self.plan.target].node
             )));
         }
-        self.uniforms_dirty = true;
         self.aux_dirty |= matches!(param, NodeParam::SeedOffset(_));
+        self.changed();
         Ok(())
     }
 
-    /// A stage with the time applied to its family's z (3D) or w (4D).
-    fn timed(&self, stage: &Stage) -> Stage {
-        let mut stage = stage.clone();
+    /// After a setter: the frame's plan follows the base plan and the time, and the uniforms
+    /// are written at the next `record`.
+    fn changed(&mut self) {
+        self.plan = self.timed_plan();
+        self.uniforms_dirty = true;
+    }
+
+    /// The base plan with the time added to each family's z (3D) or w (4D), in every stage
+    /// and every fused displacement chain.
+    fn timed_plan(&self) -> Plan {
+        let mut plan = self.base.clone();
         let time = |g: &mut GenerateStage| match g.source.dims {
             3 => g.source.z += self.time,
             4 => g.source.w += self.time,
             _ => {}
         };
-        if let StageKind::Generate(g) = &mut stage.kind {
-            time(g);
-            for d in &mut g.displace {
-                if let Displacement::Inline { chain, .. } = d {
-                    time(chain);
+        for stage in &mut plan.stages {
+            if let StageKind::Generate(g) = &mut stage.kind {
+                time(g);
+                for d in &mut g.displace {
+                    if let Displacement::Inline { chain, .. } = d {
+                        time(chain);
+                    }
                 }
             }
         }
-        stage
+        plan
     }
 
     /// Per stage, the uniforms of its passes and of its inline displacement chains.
@@ -566,10 +634,9 @@ impl CompiledGraph {
     }
 
     fn stage_uniforms(&self, stage: &Stage, prepared: &PreparedStage) -> StageUniforms {
-        let timed = self.timed(stage);
         StageUniforms {
-            passes: pass_uniforms(&timed, self.plan.seed, &self.view, &prepared.passes),
-            inline: inline_uniforms(&timed, self.plan.seed, &self.view),
+            passes: pass_uniforms(stage, self.plan.seed, &self.view, &prepared.passes),
+            inline: inline_uniforms(stage, self.plan.seed, &self.view),
         }
     }
 
@@ -614,13 +681,13 @@ impl CompiledGraph {
                         &self.view,
                     );
                     if i == self.plan.target {
-                        self.target_binding = None;
+                        self.target_bindings.clear();
                     } else {
                         self.bind_groups[i] = self.ctx.bind_stage(
                             stage,
                             &self.prepared[i],
                             &self.buffers[i],
-                            &self.fields[i],
+                            &texture_view(&self.fields[i]),
                             &self.fields,
                         );
                     }
@@ -630,40 +697,46 @@ impl CompiledGraph {
         }
     }
 
-    /// Records every pass of the graph into `encoder`, writing `target` (see
-    /// [`create_target`](Self::create_target) for what it must be). Nothing is submitted and
-    /// nothing waits. A wrong target (format, dimension, size, usage) is an error returned
-    /// before anything is recorded. Bind groups for a target are made on first use and kept
-    /// while the same target comes back (the graph holds a handle to its last target).
-    pub fn record(
+    /// What a target must be: R32Float (Rgba32Float in gradient form), 2D (3D for a volume
+    /// view), the view's size at the chosen mip level,
+    /// [`required_target_usage`](Self::required_target_usage).
+    fn target_spec(&self) -> TargetSpec<'static> {
+        TargetSpec {
+            role: "target",
+            formats: match self.form {
+                FieldForm::Value => &[wgpu::TextureFormat::R32Float],
+                FieldForm::Gradient => &[wgpu::TextureFormat::Rgba32Float],
+            },
+            dimension: self.target_dimension(),
+            size: Some(self.view.size),
+            usage: self.required_target_usage(),
+        }
+    }
+
+    /// Records every pass of the graph into `encoder`, writing `target`: a texture
+    /// (`&wgpu::Texture`, as [`create_target`](Self::create_target) makes) or one mip level
+    /// of one array layer of it ([`TargetView`], whose docs state the rules). Nothing is
+    /// submitted and nothing waits.
+    ///
+    /// A target that does not fit (format, dimension, size, usage, mip level, layer,
+    /// samples, or a texture created on another device) is refused with
+    /// [`Error::WrongTarget`], listing every problem, before anything is recorded. Bind
+    /// groups are made on the first use of a target and kept for the last four targets (a
+    /// renderer may alternate between several).
+    pub fn record<'t>(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
-        target: &wgpu::Texture,
+        target: impl Into<TargetView<'t>>,
     ) -> Result<()> {
-        check_texture(
-            "target",
-            target,
-            self.target_format(),
-            self.target_dimension(),
-            self.view.size,
-            self.required_target_usage(),
-        )?;
+        let target = target.into();
+        self.target_spec().check(&target)?;
+        self.bind_target(&target)?;
         self.flush();
         let t = self.plan.target;
-        if self.target_binding.as_ref().map(|(tex, _)| tex) != Some(target) {
-            let groups = self.ctx.bind_stage(
-                &self.plan.stages[t],
-                &self.prepared[t],
-                &self.buffers[t],
-                target,
-                &self.fields,
-            );
-            self.target_binding = Some((target.clone(), groups));
-        }
         let groups = dispatch_size(&self.view);
         for i in 0..self.plan.stages.len() {
             let bind_groups = if i == t {
-                &self.target_binding.as_ref().expect("bound above").1
+                &self.target_bindings.first().expect("bound above").3
             } else {
                 &self.bind_groups[i]
             };
@@ -678,24 +751,78 @@ impl CompiledGraph {
         Ok(())
     }
 
+    /// Makes the target stage's bind groups for `target` (or moves the ones made before to
+    /// the front), after checking that the texture belongs to this graph's device.
+    fn bind_target(&mut self, target: &TargetView) -> Result<()> {
+        let texture = target.texture();
+        let key = |(tex, mip, layer, _): &(wgpu::Texture, u32, u32, Vec<wgpu::BindGroup>)| {
+            tex == texture && *mip == target.mip_level() && *layer == target.array_layer()
+        };
+        // wgpu compares textures by id within their own instance, so a texture of another
+        // instance may equal a cached one: the device is checked on every call.
+        let device = self.ctx.device();
+        let t = self.plan.target;
+        if let Some(i) = self.target_bindings.iter().position(key) {
+            on_device(device, &[("target", texture)], || ())?;
+            let entry = self.target_bindings.remove(i);
+            self.target_bindings.insert(0, entry);
+            return Ok(());
+        }
+        let (ctx, stage, prepared, buffers, fields) = (
+            &self.ctx,
+            &self.plan.stages[t],
+            &self.prepared[t],
+            &self.buffers[t],
+            &self.fields,
+        );
+        let groups = on_device(device, &[("target", texture)], || {
+            let view = target.create_view("noisegraph target");
+            ctx.bind_stage(stage, prepared, buffers, &view, fields)
+        })?;
+        self.target_bindings.insert(
+            0,
+            (
+                texture.clone(),
+                target.mip_level(),
+                target.array_layer(),
+                groups,
+            ),
+        );
+        self.target_bindings.truncate(MAX_TARGET_BINDINGS);
+        Ok(())
+    }
+
     /// Reads a target back (submits a copy and waits): for tests, bakes and examples, not for
-    /// a renderer's frame loop.
-    pub fn read_target(&self, target: &wgpu::Texture) -> Result<Field> {
+    /// a renderer's frame loop. The target is checked as for [`record`](Self::record) except
+    /// for its usage, which must include `COPY_SRC` instead.
+    pub fn read_target<'t>(&self, target: impl Into<TargetView<'t>>) -> Result<Field> {
+        let target = target.into();
+        TargetSpec {
+            usage: wgpu::TextureUsages::COPY_SRC,
+            role: "readback",
+            ..self.target_spec()
+        }
+        .check(&target)?;
         self.ctx.read_field(target)
     }
 
-    /// Reads a gradient target (Rgba32Float, with COPY_SRC) back (submits a copy and waits).
-    pub fn read_gradient_target(&self, target: &wgpu::Texture) -> Result<GradientField> {
-        check_texture(
-            "gradient target",
-            target,
-            wgpu::TextureFormat::Rgba32Float,
-            self.target_dimension(),
-            self.view.size,
-            wgpu::TextureUsages::COPY_SRC,
-        )?;
+    /// Reads a gradient target back (submits a copy and waits): `(value, d/dx, d/dy, d/dz)`
+    /// per pixel. The target is checked as for [`record`](Self::record) of a graph in
+    /// gradient form (Rgba32Float), with `COPY_SRC` instead of the recording usages.
+    pub fn read_gradient_target<'t>(
+        &self,
+        target: impl Into<TargetView<'t>>,
+    ) -> Result<GradientField> {
+        let target = target.into();
+        TargetSpec {
+            usage: wgpu::TextureUsages::COPY_SRC,
+            role: "readback",
+            formats: &[wgpu::TextureFormat::Rgba32Float],
+            ..self.target_spec()
+        }
+        .check(&target)?;
         let [w, h, d] = self.view.size;
-        let data = read_texels::<[f32; 4]>(&self.ctx, target, self.view.size)?;
+        let data = read_texels::<[f32; 4]>(&self.ctx, &target, self.view.size)?;
         Ok(GradientField::new(w, h, d, data))
     }
 }

@@ -3,7 +3,9 @@
 
 use super::pipeline::form_format;
 use super::readback::{read_texels, read_texture};
-use super::stages::{dispatch_size, inline_uniforms, pass_uniforms, record_stage};
+use super::requirements::DeviceRequirements;
+use super::stages::{dispatch_size, inline_uniforms, pass_uniforms, record_stage, texture_view};
+use super::target::TargetView;
 use super::GpuContext;
 use crate::error::{Error, Result};
 use crate::field::{Field, FieldForm, GradientField};
@@ -99,24 +101,11 @@ fn field_texture_descriptor<'a>(
 }
 
 impl GpuContext {
-    /// Checks that a view fits this device's limits; the error names the limit.
+    /// Checks that a view is valid and fits this device's texture limits; the error
+    /// ([`Error::DeviceLimits`]) names the limit.
     pub fn check_view(&self, view: &View) -> Result<()> {
         view.check()?;
-        let limits = self.limits();
-        let (max, name) = if view.is_volume() {
-            (limits.max_texture_dimension_3d, "max_texture_dimension_3d")
-        } else {
-            (limits.max_texture_dimension_2d, "max_texture_dimension_2d")
-        };
-        for (axis, s) in ["width", "height", "depth"].iter().zip(view.size) {
-            if (view.is_volume() || *axis != "depth") && s > max {
-                return Err(Error::Limit(format!(
-                    "size: {axis} {s} exceeds the device limit {name} = {max} on {}",
-                    self.describe()
-                )));
-            }
-        }
-        Ok(())
+        self.check_requirements(&DeviceRequirements::for_view(view))
     }
 
     pub(crate) fn create_field_texture(
@@ -198,7 +187,8 @@ impl GpuContext {
             let uniforms = pass_uniforms(stage, plan.seed, view, &prepared.passes);
             let inline = inline_uniforms(stage, plan.seed, view);
             let buffers = self.create_stage_buffers(stage, prepared, &uniforms, &inline, view);
-            let bind_groups = self.bind_stage(stage, prepared, &buffers, &out, &textures);
+            let bind_groups =
+                self.bind_stage(stage, prepared, &buffers, &texture_view(&out), &textures);
             record_stage(encoder, stage, prepared, &bind_groups, groups);
             textures.push(out);
         }
@@ -241,7 +231,7 @@ impl GpuContext {
         let fields = which
             .iter()
             .map(|&i| {
-                let data = read_texture(self, &output.textures[i], view.size)?;
+                let data = read_texture(self, &TargetView::new(&output.textures[i]), view.size)?;
                 Ok(Field::new(view.size[0], view.size[1], view.size[2], data))
             })
             .collect::<Result<Vec<Field>>>()?;
@@ -264,7 +254,11 @@ impl GpuContext {
         let fields = which
             .iter()
             .map(|&i| {
-                let data = read_texels::<[f32; 4]>(self, &output.textures[i], view.size)?;
+                let data = read_texels::<[f32; 4]>(
+                    self,
+                    &TargetView::new(&output.textures[i]),
+                    view.size,
+                )?;
                 Ok(GradientField::new(
                     view.size[0],
                     view.size[1],
@@ -329,7 +323,11 @@ impl GpuContext {
             .map_err(|e| Error::Gpu(format!("waiting for the plan failed: {e}")))?;
         let dispatch = start.elapsed();
         let start = std::time::Instant::now();
-        let data = read_texture(self, &output.textures[plan.target], view.size)?;
+        let data = read_texture(
+            self,
+            &TargetView::new(&output.textures[plan.target]),
+            view.size,
+        )?;
         self.pool().give_textures(output.textures);
         let timings = RunTimings {
             dispatch,

@@ -4,13 +4,16 @@
 #![warn(missing_docs)]
 
 mod analytic_normal;
+#[doc(hidden)]
 pub mod assemble;
 mod compiled;
 mod execute;
 mod normal_map;
 mod pipeline;
 mod pool;
+mod probe;
 mod readback;
+mod requirements;
 mod stages;
 mod target;
 
@@ -23,6 +26,12 @@ pub use compiled::{CompiledGraph, NodeParam};
 pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_FIRST_RUN_WORK};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
 pub use pipeline::{PipelineCache, MAX_SPECIALIZED};
+#[doc(hidden)]
+pub use probe::FamilyProbe;
+pub use requirements::DeviceRequirements;
+pub use target::TargetView;
+
+use target::TargetSpec;
 
 use crate::error::{Error, Result};
 use crate::field::Field;
@@ -104,34 +113,36 @@ impl GpuContext {
             .contains(wgpu::Features::FLOAT32_FILTERABLE)
     }
 
-    /// Reads an R32Float texture (2D or 3D, with COPY_SRC) back into a [`Field`]: submits a
-    /// copy and waits.
-    pub fn read_field(&self, texture: &wgpu::Texture) -> Result<Field> {
-        self.check_readable(texture, &[wgpu::TextureFormat::R32Float])?;
-        let size = [
-            texture.width(),
-            texture.height(),
-            texture.depth_or_array_layers(),
-        ];
-        let data = readback::read_texture(self, texture, size)?;
+    /// Reads an R32Float texture back into a [`Field`]: a 2D texture (or one layer of an
+    /// array) as an image, a 3D texture as a volume, at the target's mip level (mip level 0
+    /// of layer 0 for a plain `&wgpu::Texture`). The texture needs `COPY_SRC` and must have
+    /// been created on this context's device. Submits a copy and waits.
+    pub fn read_field<'t>(&self, target: impl Into<TargetView<'t>>) -> Result<Field> {
+        let target = target.into();
+        self.check_readable(&target, &[wgpu::TextureFormat::R32Float])?;
+        let size = target.size();
+        let data = readback::read_texture(self, &target, size)?;
         Ok(Field::new(size[0], size[1], size[2], data))
     }
 
-    /// Reads a 2D RGBA texture (Rgba8Unorm, Rgba16Float or Rgba32Float, with COPY_SRC) back
-    /// as one `[f32; 4]` per pixel, x fastest: submits a copy and waits.
-    pub fn read_rgba(&self, texture: &wgpu::Texture) -> Result<Vec<[f32; 4]>> {
+    /// Reads a 2D RGBA texture (Rgba8Unorm, Rgba16Float or Rgba32Float, with COPY_SRC; one
+    /// layer and mip level of it as for [`read_field`](Self::read_field)) back as one
+    /// `[f32; 4]` per pixel, x fastest: submits a copy and waits.
+    pub fn read_rgba<'t>(&self, target: impl Into<TargetView<'t>>) -> Result<Vec<[f32; 4]>> {
         use wgpu::TextureFormat as F;
-        self.check_readable(texture, &[F::Rgba8Unorm, F::Rgba16Float, F::Rgba32Float])?;
-        let size = [texture.width(), texture.height(), 1];
-        let texel = texture.format().block_copy_size(None).unwrap_or(4);
-        let bytes = readback::read_texture_bytes(self, texture, size, texel)?;
+        let target = target.into();
+        self.check_readable(&target, &[F::Rgba8Unorm, F::Rgba16Float, F::Rgba32Float])?;
+        let format = target.texture().format();
+        let size = target.size();
+        let texel = format.block_copy_size(None).unwrap_or(4);
+        let bytes = readback::read_texture_bytes(self, &target, size, texel)?;
         let channel = texel as usize / 4;
         Ok(bytes
             .chunks_exact(texel as usize)
             .map(|t| {
                 std::array::from_fn(|c| {
                     let b = &t[c * channel..(c + 1) * channel];
-                    match texture.format() {
+                    match format {
                         F::Rgba8Unorm => b[0] as f32 / 255.0,
                         F::Rgba16Float => readback::f16_to_f32(u16::from_le_bytes([b[0], b[1]])),
                         _ => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
@@ -141,24 +152,23 @@ impl GpuContext {
             .collect())
     }
 
-    fn check_readable(
-        &self,
-        texture: &wgpu::Texture,
-        formats: &[wgpu::TextureFormat],
-    ) -> Result<()> {
-        if !formats.contains(&texture.format()) {
-            return Err(Error::InvalidRequest(format!(
-                "readback: texture format is {:?}, needs one of {formats:?}",
-                texture.format()
-            )));
+    /// Checks a texture to read back: format, layer, level, `COPY_SRC`, and this device.
+    fn check_readable(&self, target: &TargetView, formats: &[wgpu::TextureFormat]) -> Result<()> {
+        let dimension = match target.texture().dimension() {
+            wgpu::TextureDimension::D3 if formats == [wgpu::TextureFormat::R32Float] => {
+                wgpu::TextureDimension::D3
+            }
+            _ => wgpu::TextureDimension::D2,
+        };
+        TargetSpec {
+            role: "readback",
+            formats,
+            dimension,
+            size: None,
+            usage: wgpu::TextureUsages::COPY_SRC,
         }
-        if !texture.usage().contains(wgpu::TextureUsages::COPY_SRC) {
-            return Err(Error::InvalidRequest(format!(
-                "readback: texture usage {:?} lacks COPY_SRC",
-                texture.usage()
-            )));
-        }
-        Ok(())
+        .check(target)?;
+        target::on_device(self.device(), &[("readback", target.texture())], || ())
     }
 
     /// One line naming the adapter: name, backend, device type.

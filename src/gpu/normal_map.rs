@@ -8,7 +8,8 @@ use wgpu::util::DeviceExt;
 
 use super::assemble::{normal_map_source, BINDING_HEIGHT, BINDING_OUT, BINDING_PARAMS, WORKGROUP};
 use super::pipeline::{CachedPipeline, LayoutKey};
-use super::target::check_texture;
+use super::requirements::DeviceRequirements;
+use super::target::{on_device, TargetSpec, TargetView};
 use super::GpuContext;
 use crate::cpu::normal_map::{
     run_normal_map, NormalMapUniform, BORDER_CLAMP, BORDER_WRAP, ENCODING_SIGNED, ENCODING_UNORM,
@@ -236,17 +237,9 @@ impl NormalMapPass {
     /// Compiles (or fetches) the pass for fields of `size` (width, height).
     pub fn new(ctx: &Arc<GpuContext>, size: [u32; 2], options: NormalMapOptions) -> Result<Self> {
         options.check()?;
-        ctx.check_view(&View::image(size[0], size[1]))?;
-        let limits = ctx.limits();
-        if limits.max_storage_textures_per_shader_stage < 1
-            || limits.max_sampled_textures_per_shader_stage < 1
-        {
-            return Err(Error::Limit(format!(
-                "normal map: the device has max_storage_textures_per_shader_stage = {} and max_sampled_textures_per_shader_stage = {} (needs 1 and 1)",
-                limits.max_storage_textures_per_shader_stage,
-                limits.max_sampled_textures_per_shader_stage
-            )));
-        }
+        let view = View::image(size[0], size[1]);
+        view.check()?;
+        ctx.check_requirements(&DeviceRequirements::for_texture_pass(&view, 1))?;
         let pipeline = ctx.pipelines().get(
             ctx.device(),
             &normal_map_source(options.format.wgsl_name()),
@@ -310,22 +303,22 @@ impl NormalMapPass {
         normals: &wgpu::Texture,
     ) -> Result<()> {
         let size = [self.size[0], self.size[1], 1];
-        check_texture(
-            "height",
-            height,
-            wgpu::TextureFormat::R32Float,
-            wgpu::TextureDimension::D2,
-            size,
-            wgpu::TextureUsages::TEXTURE_BINDING,
-        )?;
-        check_texture(
-            "normal map",
-            normals,
-            self.options.format.texture_format(),
-            wgpu::TextureDimension::D2,
-            size,
-            wgpu::TextureUsages::STORAGE_BINDING,
-        )?;
+        TargetSpec {
+            role: "height",
+            formats: &[wgpu::TextureFormat::R32Float],
+            dimension: wgpu::TextureDimension::D2,
+            size: Some(size),
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+        }
+        .check(&TargetView::new(height))?;
+        TargetSpec {
+            role: "normal map",
+            formats: &[self.options.format.texture_format()],
+            dimension: wgpu::TextureDimension::D2,
+            size: Some(size),
+            usage: wgpu::TextureUsages::STORAGE_BINDING,
+        }
+        .check(&TargetView::new(normals))?;
         if self.dirty {
             self.ctx.queue().write_buffer(
                 &self.uniform,
@@ -338,13 +331,16 @@ impl NormalMapPass {
             .binding
             .as_ref()
             .is_some_and(|(h, n, _)| h == height && n == normals);
-        if !bound {
-            let view = |t: &wgpu::Texture| t.create_view(&wgpu::TextureViewDescriptor::default());
-            let (height_view, normal_view) = (view(height), view(normals));
-            let group = self
-                .ctx
-                .device()
-                .create_bind_group(&wgpu::BindGroupDescriptor {
+        // Checked on every call: wgpu compares textures by id within their own instance.
+        let textures = [("height", height), ("normal map", normals)];
+        if bound {
+            on_device(self.ctx.device(), &textures, || ())?;
+        } else {
+            let view = |t: &wgpu::Texture| TargetView::new(t).create_view("noisegraph normal map");
+            let device = self.ctx.device();
+            let group = on_device(device, &textures, || {
+                let (height_view, normal_view) = (view(height), view(normals));
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("noisegraph normal map"),
                     layout: &self.pipeline.layout,
                     entries: &[
@@ -361,7 +357,8 @@ impl NormalMapPass {
                             resource: wgpu::BindingResource::TextureView(&height_view),
                         },
                     ],
-                });
+                })
+            })?;
             self.binding = Some((height.clone(), normals.clone(), group));
         }
         let group = &self.binding.as_ref().expect("bound above").2;

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use super::assemble::{
     GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_GRADIENT, BINDING_HEIGHT,
     BINDING_INLINE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL,
+    BINDING_PROBE_OUT, BINDING_PROBE_POINTS,
 };
 use crate::error::{Error, Result};
 use crate::field::FieldForm;
@@ -39,6 +40,37 @@ pub enum LayoutKey {
     AnalyticNormal {
         format: wgpu::TextureFormat,
     },
+    /// A family probe (test harness): the uniform, a storage buffer of points in, one out,
+    /// and with `aux` the family's table.
+    Probe {
+        aux: bool,
+    },
+}
+
+fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
 }
 
 /// The storage format a stage in `form` writes.
@@ -109,8 +141,22 @@ fn sampled_entry(binding: u32, volume: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// The probe's bindings: no texture, storage buffers in and out.
+fn probe_entries(aux: bool) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let mut entries = vec![
+        uniform_entry(BINDING_PARAMS),
+        storage_entry(BINDING_PROBE_POINTS, true),
+        storage_entry(BINDING_PROBE_OUT, false),
+    ];
+    if aux {
+        entries.push(storage_entry(BINDING_AUX, true));
+    }
+    entries
+}
+
 fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
     let (volume, out_format) = match key {
+        LayoutKey::Probe { aux } => return probe_entries(aux),
         LayoutKey::Generate(g, form) => (g.volume, form_format(form)),
         LayoutKey::Combine { volume, form, .. } => (volume, form_format(form)),
         LayoutKey::NormalMap { format } | LayoutKey::AnalyticNormal { format } => (false, format),
@@ -163,16 +209,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
                 }
             }
             if g.aux {
-                entries.push(wgpu::BindGroupLayoutEntry {
-                    binding: BINDING_AUX,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                });
+                entries.push(storage_entry(BINDING_AUX, true));
             }
         }
         LayoutKey::Combine { inputs, .. } => {
@@ -182,6 +219,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
         }
         LayoutKey::NormalMap { .. } => entries.push(sampled_entry(BINDING_HEIGHT, false)),
         LayoutKey::AnalyticNormal { .. } => entries.push(sampled_entry(BINDING_GRADIENT, false)),
+        LayoutKey::Probe { .. } => {}
     }
     entries
 }
@@ -213,7 +251,7 @@ impl PipelineCache {
     /// The pipeline of `specialized` (a kernel with its numbers compiled in) when `now`, when
     /// it is held already, or when it was asked for before; else the pipeline of `generic`
     /// (the same kernel reading its numbers from uniforms), noting the request.
-    pub fn get_specialized(
+    pub(crate) fn get_specialized(
         &self,
         device: &wgpu::Device,
         generic: &str,
@@ -264,7 +302,7 @@ impl PipelineCache {
     }
 
     /// The pipeline for `source`, compiled on first use.
-    pub fn get(
+    pub(crate) fn get(
         &self,
         device: &wgpu::Device,
         source: &str,

@@ -3,6 +3,7 @@
 //! Textures come back in bands through two reused staging buffers (half the budget each), so
 //! the host holds the output plus two bands, never a second full copy.
 
+use super::target::TargetView;
 use super::GpuContext;
 use crate::error::{Error, Result};
 
@@ -12,16 +13,17 @@ pub const STAGING_BYTES: u64 = 64 << 20;
 /// copies the first while the device copies the second; more bands overlap more of the two.
 const MIN_BANDS: u32 = 4;
 
-/// Reads `texture` (width x height x depth, R32Float) into a Vec, x fastest.
-pub fn read_texture(ctx: &GpuContext, texture: &wgpu::Texture, size: [u32; 3]) -> Result<Vec<f32>> {
+/// Reads one mip level of one layer of a texture (width x height x depth, R32Float) into a
+/// Vec, x fastest.
+pub fn read_texture(ctx: &GpuContext, texture: &TargetView, size: [u32; 3]) -> Result<Vec<f32>> {
     read_texels(ctx, texture, size)
 }
 
-/// Reads `texture` (width x height x depth texels of `T`'s size and layout: `f32` for
-/// R32Float, `[f32; 4]` for Rgba32Float) into a Vec, x fastest.
+/// Reads one mip level of one layer of a texture (width x height x depth texels of `T`'s size
+/// and layout: `f32` for R32Float, `[f32; 4]` for Rgba32Float) into a Vec, x fastest.
 pub fn read_texels<T: bytemuck::Pod>(
     ctx: &GpuContext,
-    texture: &wgpu::Texture,
+    texture: &TargetView,
     size: [u32; 3],
 ) -> Result<Vec<T>> {
     let texel = std::mem::size_of::<T>();
@@ -39,11 +41,11 @@ pub fn read_texels<T: bytemuck::Pod>(
     Ok(out)
 }
 
-/// Reads the texels of `texture` (width x height x depth, `texel_bytes` each) as bytes, x
-/// fastest, row padding removed.
+/// Reads the texels of one mip level of one layer of a texture (width x height x depth,
+/// `texel_bytes` each) as bytes, x fastest, row padding removed.
 pub fn read_texture_bytes(
     ctx: &GpuContext,
-    texture: &wgpu::Texture,
+    texture: &TargetView,
     size: [u32; 3],
     texel_bytes: u32,
 ) -> Result<Vec<u8>> {
@@ -62,7 +64,7 @@ pub fn read_texture_bytes(
 /// device's copy and the host's overlap (on lavapipe both are CPU work on different threads).
 fn for_each_row(
     ctx: &GpuContext,
-    texture: &wgpu::Texture,
+    texture: &TargetView,
     size: [u32; 3],
     texel_bytes: u32,
     mut row_sink: impl FnMut(&[u8]),
@@ -142,7 +144,7 @@ fn plan_bands([height, depth]: [u32; 2], padded: u64) -> Vec<Band> {
 /// What copying a texture's bands needs.
 struct BandCopier<'a> {
     ctx: &'a GpuContext,
-    texture: &'a wgpu::Texture,
+    texture: &'a TargetView<'a>,
     width: u32,
     row_bytes: u64,
     padded: u64,
@@ -157,12 +159,14 @@ impl BandCopier<'_> {
         });
         encoder.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
-                texture: self.texture,
-                mip_level: 0,
+                texture: self.texture.texture(),
+                mip_level: self.texture.mip_level(),
+                // A layer of a 2D texture is read at z = its index; a 3D texture has only
+                // layer 0.
                 origin: wgpu::Origin3d {
                     x: 0,
                     y: band.y,
-                    z: band.z,
+                    z: band.z + self.texture.array_layer(),
                 },
                 aspect: wgpu::TextureAspect::All,
             },
@@ -219,12 +223,12 @@ impl BandCopier<'_> {
 }
 
 /// Maps `slice` for reading once submission `index` is done.
-fn wait_for_mapping(
+pub(super) fn wait_for_mapping(
     device: &wgpu::Device,
     slice: wgpu::BufferSlice,
     index: wgpu::SubmissionIndex,
 ) -> Result<()> {
-    let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
+    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
     slice.map_async(wgpu::MapMode::Read, move |r| {
         let _ = sender.send(r);
     });
@@ -234,10 +238,12 @@ fn wait_for_mapping(
             timeout: None,
         })
         .map_err(|e| Error::Gpu(format!("waiting for readback failed: {e}")))?;
-    match pollster::block_on(receiver.receive()) {
-        Some(Ok(())) => Ok(()),
-        Some(Err(e)) => Err(Error::Gpu(format!("mapping readback buffer failed: {e}"))),
-        None => Err(Error::Gpu("readback buffer mapping was dropped".into())),
+    // The callback has run, or runs now on a thread polling the same device; a callback
+    // dropped without running closes the channel.
+    match receiver.recv() {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(Error::Gpu(format!("mapping readback buffer failed: {e}"))),
+        Err(_) => Err(Error::Gpu("readback buffer mapping was dropped".into())),
     }
 }
 

@@ -14,6 +14,7 @@ use super::assemble::{
 };
 use super::execute::SPECIALIZE_FIRST_RUN_WORK;
 use super::pipeline::{CachedPipeline, LayoutKey};
+use super::requirements::DeviceRequirements;
 use super::{GpuContext, Specialize};
 use crate::error::{Error, Result};
 use crate::field::FieldForm;
@@ -110,112 +111,11 @@ fn pass_writes_out(i: usize, n: usize) -> bool {
     (n - 1 - i).is_multiple_of(2)
 }
 
-fn texture_view(t: &wgpu::Texture) -> wgpu::TextureView {
+pub(crate) fn texture_view(t: &wgpu::Texture) -> wgpu::TextureView {
     t.create_view(&wgpu::TextureViewDescriptor::default())
 }
 
 impl GpuContext {
-    /// Checks that the device has every limit `plan` needs on `view`; one error lists all
-    /// that are short, each by its `wgpu::Limits` name.
-    pub(crate) fn check_plan_limits(
-        &self,
-        plan: &Plan,
-        view: &View,
-        octave_budget: u64,
-    ) -> Result<()> {
-        self.check_view(view)?;
-        let limits = self.limits();
-        let groups = dispatch_size(view);
-        let mut sampled = 0u32;
-        let mut uniform_buffers = 1u32;
-        let mut max_binding = BINDING_AUX;
-        let mut aux = false;
-        for stage in &plan.stages {
-            match &stage.kind {
-                StageKind::Generate(g) => {
-                    let split =
-                        octave_passes(g.octave_count(), view.pixel_count(), octave_budget).len();
-                    let fields = g.displace_fields().count() as u32;
-                    sampled = sampled.max(fields + u32::from(split > 1));
-                    let inline = g.displace_inline().count() as u32;
-                    uniform_buffers = uniform_buffers.max(1 + inline);
-                    if let Some((axis, _, _)) = g.displace_inline().last() {
-                        max_binding = max_binding.max(BINDING_INLINE + axis as u32);
-                    }
-                    aux |= g.aux_data(plan.seed).is_some();
-                }
-                StageKind::Combine { inputs, .. } => sampled = sampled.max(inputs.len() as u32),
-            }
-        }
-        let needs: [(&str, u64, u64); 11] = [
-            ("max_bind_groups", 1, limits.max_bind_groups as u64),
-            (
-                "max_bindings_per_bind_group",
-                max_binding as u64 + 1,
-                limits.max_bindings_per_bind_group as u64,
-            ),
-            (
-                "max_uniform_buffers_per_shader_stage",
-                uniform_buffers as u64,
-                limits.max_uniform_buffers_per_shader_stage as u64,
-            ),
-            (
-                "max_storage_textures_per_shader_stage",
-                1,
-                limits.max_storage_textures_per_shader_stage as u64,
-            ),
-            (
-                "max_sampled_textures_per_shader_stage",
-                sampled as u64,
-                limits.max_sampled_textures_per_shader_stage as u64,
-            ),
-            (
-                "max_storage_buffers_per_shader_stage",
-                u64::from(aux),
-                limits.max_storage_buffers_per_shader_stage as u64,
-            ),
-            (
-                "max_uniform_buffer_binding_size",
-                std::mem::size_of::<StageUniform>() as u64,
-                limits.max_uniform_buffer_binding_size,
-            ),
-            (
-                "max_compute_workgroup_size_x",
-                WORKGROUP[0] as u64,
-                limits.max_compute_workgroup_size_x as u64,
-            ),
-            (
-                "max_compute_workgroup_size_y",
-                WORKGROUP[1] as u64,
-                limits.max_compute_workgroup_size_y as u64,
-            ),
-            (
-                "max_compute_invocations_per_workgroup",
-                (WORKGROUP[0] * WORKGROUP[1]) as u64,
-                limits.max_compute_invocations_per_workgroup as u64,
-            ),
-            (
-                "max_compute_workgroups_per_dimension",
-                groups.iter().copied().max().unwrap_or(1) as u64,
-                limits.max_compute_workgroups_per_dimension as u64,
-            ),
-        ];
-        let short: Vec<String> = needs
-            .iter()
-            .filter(|(_, need, have)| need > have)
-            .map(|(name, need, have)| format!("{name} = {have} (needs {need})"))
-            .collect();
-        if short.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::Limit(format!(
-                "the device lacks limits this graph needs on {}: {}",
-                self.describe(),
-                short.join(", ")
-            )))
-        }
-    }
-
     /// Checks the device and the view, then fetches (or compiles) every pipeline of `plan`
     /// in `form`, so that a failure comes before anything is recorded (in gradient form, a
     /// family without a gradient form is an error naming the stage's node).
@@ -227,7 +127,8 @@ impl GpuContext {
         specialize: Specialize,
         form: FieldForm,
     ) -> Result<Vec<PreparedStage>> {
-        self.check_plan_limits(plan, view, octave_budget)?;
+        view.check()?;
+        self.check_requirements(&DeviceRequirements::for_plan(plan, view, octave_budget))?;
         plan.check_view(view)?;
         if form == FieldForm::Gradient {
             if let Some(why) = plan_gradient_refusal(plan) {
@@ -295,16 +196,6 @@ impl GpuContext {
                             )?
                         };
                         pipelines.push(pipeline);
-                    }
-                    if let Some(a) = &aux {
-                        let max = self.limits().max_storage_buffer_binding_size;
-                        if (a.len() as u64) * 4 > max {
-                            return Err(Error::Limit(format!(
-                                "node '{}': auxiliary data of {} bytes exceeds max_storage_buffer_binding_size = {max}",
-                                stage.node,
-                                a.len() * 4
-                            )));
-                        }
                     }
                     prepared.push(PreparedStage {
                         pipelines,
@@ -381,18 +272,17 @@ impl GpuContext {
         }
     }
 
-    /// One bind group per pass of a stage that writes `out` and reads the earlier stages'
-    /// fields from `fields` (indexed by stage).
+    /// One bind group per pass of a stage that writes `out_view` (one mip level of one layer)
+    /// and reads the earlier stages' fields from `fields` (indexed by stage).
     pub(crate) fn bind_stage(
         &self,
         stage: &Stage,
         prepared: &PreparedStage,
         buffers: &StageBuffers,
-        out: &wgpu::Texture,
+        out_view: &wgpu::TextureView,
         fields: &[wgpu::Texture],
     ) -> Vec<wgpu::BindGroup> {
         let device = self.device();
-        let out_view = texture_view(out);
         let partial_view = buffers.partial.as_ref().map(texture_view);
         let bind = |pipeline: &CachedPipeline, entries: &[wgpu::BindGroupEntry]| {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -411,13 +301,13 @@ impl GpuContext {
                 (0..n)
                     .map(|i| {
                         let writes = if pass_writes_out(i, n) {
-                            &out_view
+                            out_view
                         } else {
                             partial_view.as_ref().expect("split octaves")
                         };
                         let reads = (i > 0).then(|| {
                             if pass_writes_out(i - 1, n) {
-                                &out_view
+                                out_view
                             } else {
                                 partial_view.as_ref().expect("split octaves")
                             }
@@ -470,7 +360,7 @@ impl GpuContext {
                     },
                     wgpu::BindGroupEntry {
                         binding: BINDING_OUT,
-                        resource: wgpu::BindingResource::TextureView(&out_view),
+                        resource: wgpu::BindingResource::TextureView(out_view),
                     },
                 ];
                 for (k, v) in input_views.iter().enumerate() {

@@ -1,73 +1,255 @@
-//! Checks of the textures a caller hands the engine (format, dimension, size, usage,
-//! mips and samples), made before anything is recorded into the caller's encoder.
+//! The textures a caller hands the engine: [`TargetView`] (one mip level of one array layer
+//! of a texture) and the checks made before anything is recorded: the texture's descriptor
+//! against what a pass expects ([`TargetSpec::check`]), and the device it was created on
+//! ([`on_device`]).
 
-use crate::error::{Error, Result};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Checks a caller's texture before anything is recorded; the error lists every mismatch.
-pub(crate) fn check_texture(
-    role: &str,
-    texture: &wgpu::Texture,
-    format: wgpu::TextureFormat,
-    dimension: wgpu::TextureDimension,
-    size: [u32; 3],
-    usage: wgpu::TextureUsages,
-) -> Result<()> {
-    let mut wrong = Vec::new();
-    if texture.format() != format {
-        wrong.push(format!(
-            "format is {:?}, needs {format:?}",
-            texture.format()
-        ));
-    }
-    if texture.dimension() != dimension {
-        wrong.push(format!(
-            "dimension is {:?}, needs {dimension:?}",
-            texture.dimension()
-        ));
-    }
-    let have = [
-        texture.width(),
-        texture.height(),
-        texture.depth_or_array_layers(),
-    ];
-    if have != size {
-        wrong.push(format!(
-            "size is {}x{}x{}, needs {}x{}x{}",
-            have[0], have[1], have[2], size[0], size[1], size[2]
-        ));
-    }
-    let missing = usage - texture.usage();
-    if !missing.is_empty() {
-        wrong.push(format!(
-            "usage {} lacks {} (needs at least {})",
-            usage_names(texture.usage()),
-            usage_names(missing),
-            usage_names(usage)
-        ));
-    }
-    if texture.mip_level_count() != 1 || texture.sample_count() != 1 {
-        wrong.push(format!(
-            "has {} mip levels and {} samples, needs 1 and 1",
-            texture.mip_level_count(),
-            texture.sample_count()
-        ));
-    }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::InvalidRequest(format!(
-            "{role} texture: {}",
-            wrong.join("; ")
-        )))
+use crate::error::{Error, Result, TargetProblem};
+
+/// The part of a texture a pass writes (or reads): one mip level of one array layer of a 2D
+/// texture, or one mip level of a 3D texture (every depth slice).
+///
+/// `&wgpu::Texture` converts into the whole of a single-level texture (mip level 0, layer
+/// 0), so `record(&mut encoder, &texture)` needs no `TargetView`; name a layer or a level
+/// when the texture has several:
+///
+/// ```no_run
+/// # fn frame(noise: &mut noisegraph::CompiledGraph, encoder: &mut wgpu::CommandEncoder,
+/// #          tiles: &wgpu::Texture) -> noisegraph::Result<()> {
+/// use noisegraph::gpu::TargetView;
+/// // Layer 3 of an array of terrain tiles, each the graph's view size.
+/// noise.record(encoder, TargetView::new(tiles).with_array_layer(3))?;
+/// # Ok(()) }
+/// ```
+///
+/// The rules, checked before anything is recorded (see [`TargetProblem`]): the format is the
+/// pass's (R32Float for a [`CompiledGraph`](super::CompiledGraph)); a 2D texture for an image
+/// view, a 3D texture for a volume view; the chosen mip level and array layer exist (a 3D
+/// texture has only layer 0); the mip level's size is the view's size (each side of level
+/// `m` is the texture's side shifted right by `m`, at least 1; a 2D layer has depth 1); one
+/// sample; the pass's usages; and the texture was created on the pass's device. wgpu 30 gives
+/// no way to read back a `wgpu::TextureView`'s range, so the engine takes this description
+/// and makes the view itself.
+#[derive(Debug, Clone, Copy)]
+pub struct TargetView<'a> {
+    texture: &'a wgpu::Texture,
+    mip_level: u32,
+    array_layer: u32,
+}
+
+impl<'a> From<&'a wgpu::Texture> for TargetView<'a> {
+    fn from(texture: &'a wgpu::Texture) -> Self {
+        TargetView::new(texture)
     }
 }
 
-/// Texture usage flags by name, `A | B`.
-fn usage_names(usage: wgpu::TextureUsages) -> String {
-    let names: Vec<&str> = usage.iter_names().map(|(name, _)| name).collect();
-    if names.is_empty() {
-        "(none)".into()
-    } else {
-        names.join(" | ")
+impl<'a> TargetView<'a> {
+    /// Mip level 0 of layer 0 of `texture`.
+    pub fn new(texture: &'a wgpu::Texture) -> Self {
+        TargetView {
+            texture,
+            mip_level: 0,
+            array_layer: 0,
+        }
+    }
+
+    /// The same texture and layer at mip level `mip_level`.
+    pub fn with_mip_level(self, mip_level: u32) -> Self {
+        TargetView { mip_level, ..self }
+    }
+
+    /// The same texture and mip level at array layer `array_layer` (2D textures only).
+    pub fn with_array_layer(self, array_layer: u32) -> Self {
+        TargetView {
+            array_layer,
+            ..self
+        }
+    }
+
+    /// The texture.
+    pub fn texture(&self) -> &'a wgpu::Texture {
+        self.texture
+    }
+
+    /// The mip level written.
+    pub fn mip_level(&self) -> u32 {
+        self.mip_level
+    }
+
+    /// The array layer written (0 for a 3D texture).
+    pub fn array_layer(&self) -> u32 {
+        self.array_layer
+    }
+
+    /// Width, height and depth of the chosen mip level (depth 1 for a layer of a 2D
+    /// texture).
+    pub fn size(&self) -> [u32; 3] {
+        let t = self.texture;
+        let at_level = |side: u32| side.checked_shr(self.mip_level).unwrap_or(0).max(1);
+        match t.dimension() {
+            wgpu::TextureDimension::D3 => [
+                at_level(t.width()),
+                at_level(t.height()),
+                at_level(t.depth_or_array_layers()),
+            ],
+            _ => [at_level(t.width()), at_level(t.height()), 1],
+        }
+    }
+
+    /// The one-level, one-layer view of the chosen subresource (checked first).
+    pub(crate) fn create_view(&self, label: &str) -> wgpu::TextureView {
+        let dimension = match self.texture.dimension() {
+            wgpu::TextureDimension::D3 => wgpu::TextureViewDimension::D3,
+            wgpu::TextureDimension::D2 => wgpu::TextureViewDimension::D2,
+            wgpu::TextureDimension::D1 => wgpu::TextureViewDimension::D1,
+        };
+        self.texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some(label),
+            dimension: Some(dimension),
+            base_mip_level: self.mip_level,
+            mip_level_count: Some(1),
+            base_array_layer: self.array_layer,
+            array_layer_count: Some(1),
+            ..Default::default()
+        })
+    }
+}
+
+/// What a pass expects of a texture it writes or reads.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TargetSpec<'a> {
+    /// Which texture, for the error: `target`, `height`, `normal map`, `readback`.
+    pub role: &'static str,
+    /// The formats accepted.
+    pub formats: &'a [wgpu::TextureFormat],
+    /// 2D or 3D.
+    pub dimension: wgpu::TextureDimension,
+    /// The size of the subresource, or `None` for any size.
+    pub size: Option<[u32; 3]>,
+    /// The usages needed.
+    pub usage: wgpu::TextureUsages,
+}
+
+impl TargetSpec<'_> {
+    /// Checks a caller's texture before anything is recorded; the error
+    /// ([`Error::WrongTarget`]) lists every mismatch.
+    pub fn check(&self, target: &TargetView) -> Result<()> {
+        let texture = target.texture;
+        let mut problems = Vec::new();
+        if !self.formats.contains(&texture.format()) {
+            problems.push(TargetProblem::Format {
+                expected: self.formats.to_vec(),
+                found: texture.format(),
+            });
+        }
+        let dimension_ok = texture.dimension() == self.dimension;
+        if !dimension_ok {
+            problems.push(TargetProblem::Dimension {
+                expected: self.dimension,
+                found: texture.dimension(),
+            });
+        }
+        let levels = texture.mip_level_count();
+        let level_ok = target.mip_level < levels;
+        if !level_ok {
+            problems.push(TargetProblem::MipLevel {
+                requested: target.mip_level,
+                count: levels,
+            });
+        }
+        let layers = match texture.dimension() {
+            wgpu::TextureDimension::D3 => 1,
+            _ => texture.depth_or_array_layers(),
+        };
+        if target.array_layer >= layers {
+            problems.push(TargetProblem::ArrayLayer {
+                requested: target.array_layer,
+                count: layers,
+            });
+        }
+        if let Some(expected) = self.size {
+            // A size of the wrong dimension or of a missing level says nothing more.
+            if dimension_ok && level_ok && target.size() != expected {
+                problems.push(TargetProblem::Size {
+                    expected,
+                    found: target.size(),
+                    mip_level: target.mip_level,
+                });
+            }
+        }
+        if !texture.usage().contains(self.usage) {
+            problems.push(TargetProblem::Usage {
+                needed: self.usage,
+                found: texture.usage(),
+            });
+        }
+        if texture.sample_count() != 1 {
+            problems.push(TargetProblem::SampleCount {
+                found: texture.sample_count(),
+            });
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::WrongTarget {
+                role: self.role,
+                problems,
+            })
+        }
+    }
+}
+
+/// The label of the view [`created_on`] asks for, which wgpu names in the error it reports.
+const DEVICE_PROBE_LABEL: &str = "noisegraph device check (an error here is expected: the \
+     texture was handed to a noisegraph pass of another device, which refused it)";
+
+/// Whether `texture` was created on `device`.
+///
+/// wgpu 30 has no identity query, and handing a texture of another device to this device's
+/// calls is unsafe: another device of the same instance gives a validation error, and one of
+/// another instance a panic inside wgpu-core, or, when its id happens to exist in this
+/// instance too, a silent use of the wrong texture. So the texture is asked for a view of a
+/// mip level it does not have, with an error scope pushed on `device`: wgpu reports that
+/// error to the device the texture was created on, so it reaches the scope exactly when that
+/// device is `device`. For a texture of another device the error goes to that device
+/// (whose default handler panics, caught here), never into this device's calls.
+fn created_on(device: &wgpu::Device, texture: &wgpu::Texture) -> bool {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let probe = catch_unwind(AssertUnwindSafe(|| {
+        texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some(DEVICE_PROBE_LABEL),
+            base_mip_level: texture.mip_level_count(),
+            mip_level_count: Some(1),
+            ..Default::default()
+        })
+    }));
+    drop(probe);
+    pollster::block_on(scope.pop()).is_some()
+}
+
+/// Runs `create` (which makes views of and bind groups for the caller's `textures`) once
+/// every texture is known to belong to `device`; a validation error `create` still meets
+/// comes back as [`Error::Gpu`] instead of reaching the device's error handler.
+pub(crate) fn on_device<T>(
+    device: &wgpu::Device,
+    textures: &[(&'static str, &wgpu::Texture)],
+    create: impl FnOnce() -> T,
+) -> Result<T> {
+    for &(role, texture) in textures {
+        if !created_on(device, texture) {
+            return Err(Error::WrongTarget {
+                role,
+                problems: vec![TargetProblem::Device],
+            });
+        }
+    }
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let made = create();
+    match pollster::block_on(scope.pop()) {
+        None => Ok(made),
+        Some(e) => Err(Error::Gpu(format!(
+            "binding the caller's textures failed: {e}"
+        ))),
     }
 }

@@ -24,7 +24,26 @@ pub struct GraphBuilder {
     nodes: Vec<Map<String, Value>>,
 }
 
-/// Sets the fields of one node; returned by the [`GraphBuilder`] methods.
+/// Sets the fields of one node; returned by [`GraphBuilder::node`], [`GraphBuilder::fractal`],
+/// [`GraphBuilder::warp`] and [`GraphBuilder::pointwise`]. Each method sets one field of the
+/// node's JSON object (the README's "Graph format" lists them) and returns the builder, so
+/// calls chain; the fields are set as the methods are called, so the last builder may be
+/// dropped. [`set`](Self::set) sets any other field, such as a family's own parameters. Nothing is
+/// checked until [`GraphBuilder::build`], which reports every problem at once, each naming
+/// its node and field.
+///
+/// ```
+/// use noisegraph::{GraphBuilder, NodeBuilder};
+/// // A helper that takes the builder a node method returned.
+/// fn detail(node: NodeBuilder<'_>) -> NodeBuilder<'_> {
+///     node.octaves(5).lacunarity(2.2).gain(0.45)
+/// }
+/// let mut b = GraphBuilder::new(9);
+/// b.node("cells", "cellular").frequency(6.0).set("return", "f2_minus_f1");
+/// detail(b.fractal("cracks", "fbm", "cells"));
+/// let graph = b.output("cracks").build().unwrap();
+/// assert_eq!(graph.nodes.len(), 2);
+/// ```
 pub struct NodeBuilder<'a> {
     map: &'a mut Map<String, Value>,
 }
@@ -110,37 +129,49 @@ impl NodeBuilder<'_> {
         self.map.insert(key.to_string(), value.into());
         self
     }
+    /// `frequency`: lattice cells per unit of space on every axis (family nodes; greater
+    /// than 0).
     pub fn frequency(self, f: f64) -> Self {
         self.set("frequency", f)
     }
-    /// One frequency per axis.
+    /// `frequency` given per axis (x, y[, z[, w]]).
     pub fn frequency_axes(self, f: &[f64]) -> Self {
         self.set("frequency", f)
     }
+    /// `seed_offset`: added to the graph seed for this node (family and fractal nodes).
     pub fn seed_offset(self, s: i64) -> Self {
         self.set("seed_offset", s)
     }
+    /// `offset`: added to the position before scaling, per axis (family and fractal nodes).
     pub fn offset(self, o: &[f64]) -> Self {
         self.set("offset", o)
     }
+    /// `dims`: 2, 3 or 4, where the family has it (family nodes).
     pub fn dims(self, d: u32) -> Self {
         self.set("dims", d)
     }
+    /// `z`: the slice coordinate of 3D and 4D noise (family nodes).
     pub fn z(self, z: f64) -> Self {
         self.set("z", z)
     }
+    /// `w`: the fourth coordinate of 4D noise (family nodes).
     pub fn w(self, w: f64) -> Self {
         self.set("w", w)
     }
+    /// `period`: lattice cells after which the lattice wraps, on every axis (tileable
+    /// families).
     pub fn period(self, p: u32) -> Self {
         self.set("period", p)
     }
+    /// `octaves`: 1 to 32 (fractal nodes).
     pub fn octaves(self, n: u32) -> Self {
         self.set("octaves", n)
     }
+    /// `lacunarity`: the frequency ratio between octaves (fractal nodes).
     pub fn lacunarity(self, l: f64) -> Self {
         self.set("lacunarity", l)
     }
+    /// `gain`: the amplitude ratio between octaves (fractal nodes).
     pub fn gain(self, g: f64) -> Self {
         self.set("gain", g)
     }

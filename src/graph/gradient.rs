@@ -31,22 +31,17 @@ fn chain_refusal(
     role: &str,
     stage_node: &str,
 ) -> Option<String> {
-    let dims = chain.dims();
+    let (dims, params) = (chain.dims(), &chain.source.params);
     let name = chain.family.name();
-    if chain
-        .family
-        .wgsl_grad_call(dims, &chain.source.params)
-        .is_some()
-    {
+    if chain.family.wgsl_grad_call(dims, params).is_some() {
         return None;
     }
+    let reason = chain.family.no_gradient_reason(dims, params);
     let family_id = family_node(graph, via);
     Some(if family_id == stage_node {
-        format!("family '{name}' has no gradient form in {dims}D")
+        reason
     } else {
-        format!(
-            "its {role} '{family_id}' is family '{name}', which has no gradient form in {dims}D"
-        )
+        format!("its {role} '{family_id}' is family '{name}': {reason}")
     })
 }
 
@@ -89,20 +84,15 @@ pub fn plan_gradient_refusal(plan: &Plan) -> Option<String> {
             continue;
         };
         let lacks = |c: &GenerateStage| {
+            let (dims, params) = (c.dims(), &c.source.params);
             c.family
-                .wgsl_grad_call(c.dims(), &c.source.params)
+                .wgsl_grad_call(dims, params)
                 .is_none()
-                .then(|| {
-                    format!(
-                        "family '{}' has no gradient form in {}D",
-                        c.family.name(),
-                        c.dims()
-                    )
-                })
+                .then(|| c.family.no_gradient_reason(dims, params))
         };
         let why = lacks(g).or_else(|| {
             g.displace_inline().find_map(|(_, id, chain)| {
-                lacks(chain).map(|why| format!("its displacement '{id}' samples {why}"))
+                lacks(chain).map(|why| format!("its displacement '{id}': {why}"))
             })
         });
         if let Some(why) = why {

@@ -7,7 +7,7 @@ mod node;
 mod plan;
 mod validate;
 
-pub use builder::GraphBuilder;
+pub use builder::{GraphBuilder, NodeBuilder};
 pub use gradient::{gradient_plan, gradient_refusal, plan_gradient_refusal};
 pub use json::MAX_OCTAVES;
 pub use node::*;

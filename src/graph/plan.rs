@@ -137,6 +137,8 @@ impl View {
 }
 
 /// Per-octave data of a generate stage (layout of `Octave` in shaders/stage.wgsl).
+/// Internal: not a stable API.
+#[doc(hidden)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct OctaveUniform {
@@ -163,6 +165,8 @@ pub struct OctaveUniform {
 }
 
 /// Uniform data of a generate stage (layout of `StageParams` in shaders/stage.wgsl).
+/// Internal: not a stable API.
+#[doc(hidden)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct StageUniform {
@@ -184,6 +188,8 @@ pub struct StageUniform {
 const MAX_OCTAVES_USIZE: usize = super::MAX_OCTAVES as usize;
 
 /// Uniform data of a point-wise stage (layout of `CombineParams` in shaders/combine.wgsl).
+/// Internal: not a stable API.
+#[doc(hidden)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct CombineUniform {
@@ -195,7 +201,8 @@ pub struct CombineUniform {
     pub constants: [f32; 4],
 }
 
-/// Where a warp reads the displacement of one axis from.
+/// Where a warp reads the displacement of one axis from. Internal: not a stable API.
+#[doc(hidden)]
 #[derive(Debug, Clone)]
 pub enum Displacement {
     /// A materialized field: the index of the stage that writes it.
@@ -212,6 +219,8 @@ pub enum Displacement {
 }
 
 /// A generator chain: a family, optionally summed over octaves, optionally warped.
+/// Internal: not a stable API.
+#[doc(hidden)]
 #[derive(Clone)]
 pub struct GenerateStage {
     /// The noise family sampled.
@@ -241,7 +250,7 @@ impl std::fmt::Debug for GenerateStage {
 #[derive(Debug, Clone)]
 /// What a stage computes.
 pub enum StageKind {
-    /// A generator chain (family, fractal, warp).
+    /// A generator chain (family, fractal, warp); its contents are internal.
     Generate(Box<GenerateStage>),
     /// A point-wise operation on materialized fields.
     Combine {
@@ -265,7 +274,7 @@ pub struct Stage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlanOptions {
     /// Evaluate a warp's generator displacements inside the warp's kernel instead of
-    /// materializing each as a field (see [`Displacement::Inline`]).
+    /// materializing each as a field (fusion; the result is the same).
     pub fuse: bool,
 }
 
@@ -292,6 +301,8 @@ pub struct Plan {
 /// successive octaves never line up: with lacunarity 2 and no shift every octave has a lattice
 /// point at the origin and along the same lines, which shows as a grid in ridged noise.
 /// Components are fractional parts of irrational numbers (golden ratio, sqrt 2, sqrt 3, sqrt 5).
+/// Internal: not a stable API.
+#[doc(hidden)]
 pub const OCTAVE_SHIFT: [f64; 4] = [
     0.618_033_988_75,
     0.414_213_562_37,
@@ -301,7 +312,9 @@ pub const OCTAVE_SHIFT: [f64; 4] = [
 
 /// Octave passes of a generate stage: (first octave, count). Octaves are split across
 /// passes when octaves x pixels exceed `budget`, so no single dispatch runs long enough to
-/// trip a GPU watchdog; each pass adds to the partial sum of the previous one.
+/// trip a GPU watchdog; each pass adds to the partial sum of the previous one. Internal: not
+/// a stable API.
+#[doc(hidden)]
 pub fn octave_passes(octaves: u32, pixels: u64, budget: u64) -> Vec<(u32, u32)> {
     let per_pass = (budget / pixels.max(1)).clamp(1, octaves as u64) as u32;
     let mut passes = Vec::new();

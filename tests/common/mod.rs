@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+#[cfg(feature = "export")]
 use noisegraph::export::{write_field, Format};
 use noisegraph::parity::{run_parity, StageParity};
 use noisegraph::{Error, GpuContext, NoiseGraph, Plan, View};
@@ -49,18 +50,24 @@ fn failure_dir() -> PathBuf {
     dir
 }
 
-/// Writes both fields of a failed stage as PNGs for a person to look at.
+/// Writes both fields of a failed stage as PNGs for a person to look at (with the `export`
+/// feature, which `cargo test` has by default; without it, only the folder is named).
 pub fn dump_failure(label: &str, stage: &StageParity) -> PathBuf {
     let dir = failure_dir();
-    let clean: String = label
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    let range = stage.cpu.min_max().unwrap_or((-1.0, 1.0));
-    for (name, field) in [("gpu", &stage.gpu), ("cpu", &stage.cpu)] {
-        let path = dir.join(format!("{clean}_{}_{name}.png", stage.node));
-        let _ = write_field(field, &path, Format::Png, range);
+    #[cfg(feature = "export")]
+    {
+        let clean: String = label
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let range = stage.cpu.min_max().unwrap_or((-1.0, 1.0));
+        for (name, field) in [("gpu", &stage.gpu), ("cpu", &stage.cpu)] {
+            let path = dir.join(format!("{clean}_{}_{name}.png", stage.node));
+            let _ = write_field(field, &path, Format::Png, range);
+        }
     }
+    #[cfg(not(feature = "export"))]
+    let _ = (label, stage);
     dir
 }
 
@@ -107,4 +114,125 @@ pub fn gpu_field(graph: &NoiseGraph, view: &View) -> Option<noisegraph::Field> {
     let ctx = gpu()?;
     let plan = Plan::new(graph, None).expect("plan");
     Some(ctx.run(&plan, view, &Default::default()).expect("gpu run"))
+}
+
+/// A family node given as a JSON object (without id) with a graph seed, as both paths
+/// evaluate it: its parameters, uniforms and auxiliary table (see `FamilyProbe`).
+pub fn family_probe(seed: u32, node: serde_json::Value) -> noisegraph::gpu::FamilyProbe {
+    noisegraph::gpu::FamilyProbe::of_graph(&single_node(seed, node))
+        .unwrap_or_else(|e| panic!("probe: {e}"))
+}
+
+/// `count` sample points spread over `[0, span)^dims` of `local` (a Weyl sequence, so no
+/// random generator is needed), with cells far apart and near the i32 wrap, several seed
+/// hashes and no period.
+pub fn probe_points(count: usize, dims: u32, span: f32) -> Vec<noisegraph::family::SamplePoint> {
+    const ALPHA: [f64; 4] = [
+        0.754_877_666_246_692_7,
+        0.569_840_290_998_053_3,
+        0.438_135_6,
+        0.347_810_384_779_256_8,
+    ];
+    const CELLS: [[i32; 4]; 4] = [
+        [0, 0, 0, 0],
+        [-40, 89, -83, 7],
+        [123_456, -654_321, 99, -5],
+        [i32::MAX, i32::MIN, i32::MAX - 1, 0],
+    ];
+    (0..count)
+        .map(|i| {
+            let mut local = [0.0f32; 4];
+            for (a, l) in local.iter_mut().enumerate().take(dims as usize) {
+                *l = (((i as f64 + 0.5) * ALPHA[a]).fract() * span as f64) as f32;
+            }
+            let mut cell = CELLS[i % CELLS.len()];
+            cell[dims as usize..].fill(0);
+            noisegraph::family::SamplePoint {
+                cell,
+                local,
+                seed: noisegraph::cpu::hash::seed_hash(1234 + (i % 7) as u32),
+                period: [0; 4],
+            }
+        })
+        .collect()
+}
+
+/// How far a family's gradient form on the GPU is from its CPU twin over a set of points.
+#[derive(Debug, Clone, Copy)]
+pub struct GradParity {
+    /// Largest |value_gpu - value_cpu|.
+    pub value_max: f32,
+    /// The gradient's scale: the root mean square of |d| (CPU) over the points.
+    pub grad_scale: f32,
+    /// Largest max-norm |d_gpu - d_cpu| divided by `grad_scale`.
+    pub grad_max_rel: f32,
+    /// Points over either tolerance (a NaN on either side counts).
+    pub over: usize,
+    /// Points compared.
+    pub total: usize,
+}
+
+/// Evaluates `probe`'s gradient form on the GPU and on its CPU twin at `points` and asserts
+/// they agree: values within the parity tolerance (1e-4 absolute), derivatives within
+/// `relative` times the gradient's scale (the root mean square of |d| over the points, so
+/// the tolerance follows the family's frequency), except on at most `allowed_fraction` of the
+/// points (a family's documented non-smooth set: ties, singular points); a NaN never passes.
+/// `None` without an adapter (as [`gpu`]).
+pub fn assert_family_grad_parity(
+    label: &str,
+    probe: &noisegraph::gpu::FamilyProbe,
+    points: &[noisegraph::family::SamplePoint],
+    relative: f32,
+    allowed_fraction: f64,
+) -> Option<GradParity> {
+    let ctx = gpu()?;
+    let cpu = probe
+        .cpu_grad(points)
+        .unwrap_or_else(|| panic!("{label}: no CPU gradient form"));
+    let gpu = ctx
+        .probe_family_grad(probe, points)
+        .unwrap_or_else(|e| panic!("{label}: GPU probe: {e}"));
+    let norm = |d: &[f32; 4]| d.iter().map(|v| (*v as f64).powi(2)).sum::<f64>();
+    let mean_square = cpu
+        .iter()
+        .map(|g| norm(&g.d))
+        .filter(|v| v.is_finite())
+        .sum::<f64>()
+        / cpu.len() as f64;
+    let grad_scale = (mean_square.sqrt() as f32).max(f32::MIN_POSITIVE);
+    let mut parity = GradParity {
+        value_max: 0.0,
+        grad_scale,
+        grad_max_rel: 0.0,
+        over: 0,
+        total: points.len(),
+    };
+    let mut nan = 0usize;
+    for (g, c) in gpu.iter().zip(&cpu) {
+        let dv = (g.value - c.value).abs();
+        let dd = (0..4)
+            .map(|a| (g.d[a] - c.d[a]).abs())
+            .fold(
+                0.0f32,
+                |m, d| if d.is_nan() { f32::INFINITY } else { m.max(d) },
+            );
+        let dv = if dv.is_nan() { f32::INFINITY } else { dv };
+        nan += usize::from(dv.is_infinite() || dd.is_infinite());
+        let rel = dd / grad_scale;
+        parity.over += usize::from(dv > noisegraph::parity::PARITY_TOLERANCE || rel > relative);
+        parity.value_max = parity.value_max.max(dv);
+        parity.grad_max_rel = parity.grad_max_rel.max(rel);
+    }
+    eprintln!(
+        "{label}: GPU vs CPU over {} points: value max {:.1e}, gradient max {:.1e} of its scale {:.3}, {} over",
+        parity.total, parity.value_max, parity.grad_max_rel, parity.grad_scale, parity.over
+    );
+    assert_eq!(nan, 0, "{label}: NaN or infinity on one path: {parity:?}");
+    assert!(
+        parity.over as f64 <= allowed_fraction * parity.total as f64,
+        "{label}: {} of {} points over (value 1e-4, gradient {relative} of its scale; allowed fraction {allowed_fraction}): {parity:?}",
+        parity.over,
+        parity.total
+    );
+    Some(parity)
 }
