@@ -41,12 +41,21 @@ fn all_kinds(seed: u32) -> NoiseGraph {
         { "id": "clamp", "type": "clamp", "source": "fbm", "min": -0.2, "max": 0.3 },
         { "id": "scale_bias", "type": "scale_bias", "source": "ridged", "scale": 2, "bias": -1 },
         { "id": "constant", "type": "constant", "value": 0.4 },
-        { "id": "mix3", "type": "mix", "inputs": ["warp3", "p3", "fbm3"] }
+        { "id": "mix3", "type": "mix", "inputs": ["warp3", "p3", "fbm3"] },
+        { "id": "s4", "type": "simplex", "dims": 4, "frequency": 2, "z": 0.2, "w": 0.6, "seed_offset": 13 },
+        { "id": "fbm4", "type": "fbm", "source": "s4", "octaves": 3 },
+        { "id": "warp4", "type": "warp", "source": "fbm4", "displace": ["s", "v", "p", "s3"], "amplitude": 0.1 },
+        { "id": "os2", "type": "opensimplex2", "frequency": 3, "seed_offset": 17 },
+        { "id": "os2s3", "type": "opensimplex2", "dims": 3, "variant": "smooth", "frequency": 2, "z": 0.4 },
+        { "id": "os2_4", "type": "opensimplex2", "dims": 4, "frequency": 2, "z": 0.1, "w": 0.3 },
+        { "id": "warp_os2", "type": "warp", "source": "p", "displace": ["os2", "os2s3"], "amplitude": 0.1 }
     ]}))
     .unwrap_or_else(|e| panic!("test graph: {e}"))
 }
 
-/// Every node of [`all_kinds`] with a step for central differences (view units): about 2% of
+/// Every node of [`all_kinds`] (every node kind; the 4D families, whose w is no view axis but
+/// moves under a 4D warp's fourth displacement; OpenSimplex2, with its auxiliary table) with a
+/// step for central differences (view units): about 2% of
 /// a lattice cell of the node's finest frequency, where the truncation error (second order
 /// in the step) still dominates the f32 rounding of the sample positions.
 const CASES: &[(&str, f64)] = &[
@@ -75,6 +84,13 @@ const CASES: &[(&str, f64)] = &[
     ("clamp", 0.001),
     ("scale_bias", 0.002),
     ("mix3", 0.001),
+    ("s4", 0.008),
+    ("fbm4", 0.003),
+    ("warp4", 0.0015),
+    ("os2", 0.006),
+    ("os2s3", 0.008),
+    ("os2_4", 0.008),
+    ("warp_os2", 0.004),
 ];
 
 /// Whether a node has creases (ridged / billow octaves, abs, min, max, clamp), directly or
@@ -96,8 +112,21 @@ fn has_creases(node: &str) -> bool {
     )
 }
 
+/// Whether a node varies along z (3D and 4D families, and nodes over them).
 fn is_3d(node: &str) -> bool {
-    matches!(node, "p3" | "s3" | "fbm3" | "warp3" | "mix3")
+    matches!(
+        node,
+        "p3" | "s3"
+            | "fbm3"
+            | "warp3"
+            | "mix3"
+            | "s4"
+            | "fbm4"
+            | "warp4"
+            | "os2s3"
+            | "os2_4"
+            | "warp_os2"
+    )
 }
 
 fn cpu_value(graph: &NoiseGraph, node: &str, view: &View) -> Vec<f32> {
