@@ -610,6 +610,8 @@ fn compiled_graph_writes_gradients_each_frame() {
         let cpu = cpu_gradient(&moved, "warp_of_warp", &frame_view);
         let (worst, over) = compare(&gpu, &cpu);
         assert_eq!(over, 0.0, "frame {frame}: worst {worst} tolerances");
+        // The graph's own CPU reference of the frame is the same field.
+        assert_eq!(compiled.cpu_gradient_reference().expect("reference"), cpu);
     }
     assert_eq!(ctx.pipeline_creations(), created, "no pipeline per frame");
     let value_target = CompiledGraph::new(&ctx, &graph, Some("p"), view)

@@ -394,6 +394,14 @@ impl CompiledGraph {
         crate::engine::run_cpu(&self.plan, &self.view, &RunOptions::default())
     }
 
+    /// [`cpu_reference`](Self::cpu_reference) in gradient form: the current frame's values
+    /// and gradients through [`crate::engine::run_cpu_gradient`], which a graph compiled
+    /// with [`new_gradient`](Self::new_gradient) agrees with (within 1e-4 of the value and of
+    /// the field's largest gradient, tests/gradient.rs).
+    pub fn cpu_gradient_reference(&self) -> Result<GradientField> {
+        crate::engine::run_cpu_gradient(&self.plan, &self.view, &RunOptions::default())
+    }
+
     /// What the graph needs from a device to run on `view` (limits; no optional feature),
     /// computed without a device: a renderer creating its own device asks for them there
     /// (see [`DeviceRequirements`]). [`CompiledGraph::new`] checks the same needs against its
