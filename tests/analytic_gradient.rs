@@ -469,13 +469,6 @@ fn assert_refused(g: &NoiseGraph, node: Option<&str>, names: &str, reason: &str)
     }
 }
 
-/// Whether `family` has a gradient form in `dims` (with its default parameters).
-fn has_gradient(family: &str, dims: u32) -> bool {
-    let fam = lookup(family).expect("family");
-    fam.wgsl_grad_call(dims, &params_of(fam, &json!({})))
-        .is_some()
-}
-
 /// Warps (of warps, with fused and materialized displacements) and point-wise nodes have an
 /// analytic normal map; nodes sampling a family, or a variant, without a gradient form
 /// (simplex's classic falloff) are refused before anything is recorded, each error naming
@@ -491,29 +484,30 @@ fn only_nodes_without_an_analytic_gradient_are_refused_by_name() {
         { "id": "twice", "type": "warp", "source": "base", "displace": ["warped", "sum"], "amplitude": 0.05 },
         { "id": "cells", "type": "cellular", "frequency": 4 },
         { "id": "cells_fbm", "type": "fbm", "source": "cells", "octaves": 3 },
+        { "id": "waves", "type": "wave", "frequency": 4 },
+        { "id": "waves_fbm", "type": "fbm", "source": "waves", "octaves": 3 },
         { "id": "s4", "type": "simplex", "dims": 4, "frequency": 4, "falloff": "classic" }
     ]}))
     .expect("graph");
     let view = View::image(8, 8);
     let opts = NormalMapOptions::for_view(&view);
-    for ok in ["base", "dx", "warped", "sum", "twice"] {
+    for ok in [
+        "base",
+        "dx",
+        "warped",
+        "sum",
+        "twice",
+        "cells",
+        "cells_fbm",
+        "waves",
+        "waves_fbm",
+    ] {
         let normals = analytic_normal_map_cpu(&g, Some(ok), &view, &opts)
             .unwrap_or_else(|e| panic!("{ok}: {e}"));
         assert!(normals.iter().flatten().all(|v| v.is_finite()), "{ok}");
     }
     // Simplex's classic falloff jumps: never differentiable.
     assert_refused(&g, Some("s4"), "s4", "falloff 'classic'");
-    for (node, family, dims, reason) in [
-        ("cells", "cellular", 2, "family 'cellular'"),
-        ("cells_fbm", "cellular", 2, "source 'cells'"),
-    ] {
-        if has_gradient(family, dims) {
-            analytic_normal_map_cpu(&g, Some(node), &view, &opts)
-                .unwrap_or_else(|e| panic!("{node}: {e}"));
-        } else {
-            assert_refused(&g, Some(node), node, reason);
-        }
-    }
     let volume = View::volume(8, 8, 4);
     let three_d = graph("perlin", &json!({}), 3, "fbm", 1);
     let err = analytic_normal_map_cpu(&three_d, None, &volume, &opts).expect_err("volume");
@@ -622,36 +616,35 @@ fn cli_bakes_analytic_and_central_normal_maps() {
         let expected = analytic_normal_map_cpu(&g, Some(node), &view, &opts).expect("analytic");
         assert_eq!(read_rgba_npy(&dir.join(&out)), expected, "{node}");
     }
-    // A family without a gradient form, while the registry has one, is refused by name.
-    if !has_gradient("cellular", 2) {
-        let text = json!({ "seed": 4, "output": "c", "nodes": [
-            { "id": "c", "type": "cellular", "frequency": 3 }
-        ]});
-        let cells = dir.join("cells.json");
-        std::fs::write(&cells, text.to_string()).expect("graph");
-        let run = tool()
-            .args(["bake", cells.to_str().unwrap(), "-o"])
-            .arg(dir.join("c.png"))
-            .args(["--normal-map", "analytic", "--size", "16x16"])
-            .output()
-            .expect("run noisegraph");
-        let stderr = String::from_utf8_lossy(&run.stderr);
-        assert_eq!(run.status.code(), Some(2), "{stderr}");
-        for part in ["node 'c'", "family 'cellular'", "--normal-map central"] {
-            assert!(stderr.contains(part), "'{part}' missing from: {stderr}");
-        }
-        assert!(
-            !dir.join("c.png").exists(),
-            "nothing written for a refused bake"
-        );
+    // A variant without a gradient form (simplex's classic falloff jumps) is refused by name.
+    let text = json!({ "seed": 4, "output": "c", "nodes": [
+        { "id": "c", "type": "simplex", "dims": 3, "frequency": 3, "falloff": "classic" }
+    ]});
+    let classic = dir.join("classic.json");
+    std::fs::write(&classic, text.to_string()).expect("graph");
+    let run = tool()
+        .args(["bake", classic.to_str().unwrap(), "-o"])
+        .arg(dir.join("c.png"))
+        .args(["--normal-map", "analytic", "--size", "16x16"])
+        .output()
+        .expect("run noisegraph");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    for part in ["node 'c'", "falloff 'classic'", "--normal-map central"] {
+        assert!(stderr.contains(part), "'{part}' missing from: {stderr}");
     }
+    assert!(
+        !dir.join("c.png").exists(),
+        "nothing written for a refused bake"
+    );
     let run = bake("sobel", "f", "x.png", "cpu");
     assert_eq!(run.status.code(), Some(2));
 }
 
 /// A family has a WGSL gradient exactly where it has a CPU one: value and Perlin in 2D and
 /// 3D, simplex and OpenSimplex2 (both variants) in every dims, except simplex's classic
-/// falloff in 3D and 4D, which jumps.
+/// falloff in 3D and 4D, which jumps; cellular, gabor, phasor, wave and wavelet in every dims
+/// they have.
 #[test]
 fn gradient_variants_come_in_twins() {
     let mut cases = Vec::new();
@@ -680,6 +673,7 @@ fn gradient_variants_come_in_twins() {
                 "value" | "perlin" => dims <= 3,
                 "simplex" => !classic,
                 "opensimplex2" => true,
+                "cellular" | "gabor" | "phasor" | "wave" | "wavelet" => true,
                 _ => false,
             };
             assert_eq!(wgsl, expected, "{} {extra} {dims}D", fam.name());

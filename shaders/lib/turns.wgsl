@@ -21,6 +21,9 @@ const ATAN_TURNS_C4: f32 = 0.0125732114;
 const ATAN_TURNS_C5: f32 = -0.00526886224;
 const ATAN_TURNS_C6: f32 = 0.00105969907;
 
+// 2 pi in f32: radians per turn, for derivatives of functions of turns.
+const TURN_RADIANS: f32 = 6.2831855f;
+
 // Phase profiles (phasor noise, wave noise): one period of a periodic function of the phase.
 const PROFILE_SINE: u32 = 0u;
 const PROFILE_TRIANGLE: u32 = 1u;
@@ -81,4 +84,37 @@ fn phase_profile(t: f32, kind: u32) -> f32 {
         return select(-1.0, 1.0, t - floor(t) < 0.5);
     }
     return sin_turns(t);
+}
+
+// d phase_profile(t, kind) / dt per turn, from above (the slope of the piece t enters as it
+// increases): sine 2 pi cos(2 pi t); triangle -4 from a crest down, +4 from a trough up;
+// sawtooth 2 and square 0, their jumps left out.
+fn phase_profile_slope(t: f32, kind: u32) -> f32 {
+    if (kind == PROFILE_TRIANGLE) {
+        let u = t - 0.25;
+        return select(4.0, -4.0, u - floor(u + 0.5) >= 0.0);
+    }
+    if (kind == PROFILE_SAWTOOTH) {
+        return 2.0;
+    }
+    if (kind == PROFILE_SQUARE) {
+        return 0.0;
+    }
+    return TURN_RADIANS * cos_turns(t);
+}
+
+// phase_profile(atan2_turns(z.y, z.x), kind) and its gradient, from the gradients of the
+// complex sum's parts: d phase = (re d im - im d re) / (2 pi |z|^2) turns, computed with z
+// scaled by its larger part so that |z|^2 cannot underflow. Where z = 0 (a singular point)
+// the phase is undefined and the gradient is 0.
+fn phase_profile_grad(z: vec2<f32>, d_re: vec3<f32>, d_im: vec3<f32>, kind: u32) -> NoiseGrad {
+    let t = atan2_turns(z.y, z.x);
+    let value = phase_profile(t, kind);
+    let hi = max(abs(z.x), abs(z.y));
+    if (hi == 0.0) {
+        return NoiseGrad(value, vec4<f32>(0.0));
+    }
+    let a = z / hi;
+    let dt = (a.x * d_im - a.y * d_re) / (TURN_RADIANS * hi * (a.x * a.x + a.y * a.y));
+    return NoiseGrad(value, vec4<f32>(phase_profile_slope(t, kind) * dt, 0.0));
 }

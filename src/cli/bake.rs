@@ -95,9 +95,10 @@ pub struct BakeArgs {
     #[arg(long)]
     pub resume: bool,
     /// Bake the node's normal map instead of its values: `analytic` (from the families'
-    /// derivatives: a value, perlin or simplex node in 2D or 3D, or fbm / ridged / billow
-    /// over one) or `central` (central differences of the baked field, any node). PNG gets
-    /// RGB n * 0.5 + 0.5; npy (H, W, 4) and exr RGBA get (nx, ny, nz, height).
+    /// derivatives: a value or perlin node in 2D or 3D, a simplex node with the default
+    /// falloff, a cellular, gabor or phasor node, or fbm / ridged / billow over one) or
+    /// `central` (central differences of the baked field, any node). PNG gets RGB
+    /// n * 0.5 + 0.5; npy (H, W, 4) and exr RGBA get (nx, ny, nz, height).
     #[arg(long, value_name = "analytic|central")]
     pub normal_map: Option<String>,
     /// With --normal-map: the surface is z = height_scale * value, x and y in view units.

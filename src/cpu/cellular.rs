@@ -12,7 +12,16 @@
 //! answer open (see `cellular_ring_bound`). The search compares distance keys: Euclidean
 //! distances squared, the root taken once at the end (the same number: the root is monotonic
 //! and correctly rounded).
+//!
+//! Gradient form ([`cellular_2d_grad`], [`cellular_3d_grad`]): the search also keeps the
+//! offsets `d = point - sample` of the two nearest points, and F1, F2 are differentiated as
+//! distances of `d` (d d / d local = -I); the plain functions take its value. Where the
+//! distance is not differentiable the slope is one-sided: at a tie the point the search kept
+//! (the first visited), Chebyshev's largest axis the first of equal ones, Manhattan's
+//! sign(0) = 0, and 0 at a Euclidean feature point itself. `cell_value` is flat inside a cell:
+//! gradient 0.
 
+use super::grad::{sign, NoiseGrad};
 use super::hash::{hash_to_signed, hash_to_unit, pcg3d, pcg4d, wrap_cell};
 use super::sample::{xy, xyz, SamplePoint, SampleRow};
 use super::vectorized;
@@ -101,26 +110,95 @@ pub fn cellular_result(key1: f32, key2: f32, value: f32, ret: u32, metric: u32) 
     f1
 }
 
-/// CPU twin of `cellular_keep` in shaders/cellular.wgsl: (F1, F2 keys, value of the nearest)
-/// after one more feature point at key `dist`.
+/// CPU twin of `CellularNearest` in shaders/cellular.wgsl: the two nearest feature points so
+/// far, `best` = (F1 key, F2 key, value of the nearest's cell), and their offsets
+/// `d = point - sample`.
+#[derive(Debug, Clone, Copy)]
+pub struct CellularNearest {
+    /// (F1 key, F2 key, the nearest point's cell value).
+    pub best: [f32; 3],
+    /// Offset of the nearest point from the sample.
+    pub d1: [f32; 3],
+    /// Offset of the second nearest.
+    pub d2: [f32; 3],
+}
+
+/// CPU twin of `cellular_keep` in shaders/cellular.wgsl: the nearest two after one more
+/// feature point at offset `d`, key `dist`.
 #[inline(always)]
-pub fn cellular_keep(best: [f32; 3], dist: f32, value: f32) -> [f32; 3] {
-    if dist < best[0] {
-        return [dist, best[0], value];
+pub fn cellular_keep(n: CellularNearest, dist: f32, value: f32, d: [f32; 3]) -> CellularNearest {
+    if dist < n.best[0] {
+        return CellularNearest {
+            best: [dist, n.best[0], value],
+            d1: d,
+            d2: n.d1,
+        };
     }
-    if dist < best[1] {
-        return [best[0], dist, best[2]];
+    if dist < n.best[1] {
+        return CellularNearest {
+            best: [n.best[0], dist, n.best[2]],
+            d1: n.d1,
+            d2: d,
+        };
     }
-    best
+    n
+}
+
+/// CPU twin of `cellular_distance_grad` in shaders/cellular.wgsl: d distance / d sample for
+/// a point at offset `d` (= point - sample) with key `key`.
+#[inline(always)]
+pub fn cellular_distance_grad(d: [f32; 3], key: f32, metric: u32) -> [f32; 3] {
+    if metric == METRIC_MANHATTAN {
+        return d.map(|c| -sign(c));
+    }
+    if metric == METRIC_CHEBYSHEV {
+        let a = d.map(f32::abs);
+        if a[0] >= a[1] && a[0] >= a[2] {
+            return [-sign(d[0]), 0.0, 0.0];
+        }
+        if a[1] >= a[2] {
+            return [0.0, -sign(d[1]), 0.0];
+        }
+        return [0.0, 0.0, -sign(d[2])];
+    }
+    if metric == METRIC_EUCLIDEAN_SQUARED {
+        return d.map(|c| -2.0 * c);
+    }
+    if key == 0.0 {
+        return [0.0; 3];
+    }
+    let length = key.sqrt();
+    d.map(|c| -c / length)
+}
+
+/// CPU twin of `cellular_result_grad` in shaders/cellular.wgsl: the output and its gradient
+/// from the nearest two.
+#[inline(always)]
+pub fn cellular_result_grad(n: CellularNearest, ret: u32, metric: u32) -> NoiseGrad {
+    let value = cellular_result(n.best[0], n.best[1], n.best[2], ret, metric);
+    let mut g = [0.0f32; 3];
+    if ret == CELLULAR_F2 {
+        g = cellular_distance_grad(n.d2, n.best[1], metric);
+    } else if ret == CELLULAR_F2_MINUS_F1 {
+        let g2 = cellular_distance_grad(n.d2, n.best[1], metric);
+        let g1 = cellular_distance_grad(n.d1, n.best[0], metric);
+        g = [0, 1, 2].map(|a| g2[a] - g1[a]);
+    } else if ret != CELLULAR_CELL_VALUE {
+        g = cellular_distance_grad(n.d1, n.best[0], metric);
+    }
+    NoiseGrad {
+        value,
+        d: [g[0], g[1], g[2], 0.0],
+    }
 }
 
 /// CPU twin of `cellular_deciding` in shaders/cellular.wgsl: the key the output depends on.
 #[inline(always)]
-pub fn cellular_deciding(best: [f32; 3], ret: u32) -> f32 {
+pub fn cellular_deciding(n: CellularNearest, ret: u32) -> f32 {
     if ret == CELLULAR_F2 || ret == CELLULAR_F2_MINUS_F1 {
-        best[1]
+        n.best[1]
     } else {
-        best[0]
+        n.best[0]
     }
 }
 
@@ -136,10 +214,17 @@ pub fn cellular_ring_bound(jitter: f32, metric: u32) -> f32 {
     }
 }
 
+/// The search's starting state: no point found yet.
+const NOTHING_NEAR: CellularNearest = CellularNearest {
+    best: [FAR, FAR, 0.0],
+    d1: [0.0; 3],
+    d2: [0.0; 3],
+};
+
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn cellular_visit_2d(
-    best: [f32; 3],
+    n: CellularNearest,
     i: [i32; 2],
     o: [i32; 2],
     f: [f32; 2],
@@ -147,18 +232,54 @@ fn cellular_visit_2d(
     seed_h: u32,
     metric: u32,
     jitter: f32,
-) -> [f32; 3] {
+) -> CellularNearest {
     let c = [
         wrap_cell(i[0].wrapping_add(o[0]), period[0]),
         wrap_cell(i[1].wrapping_add(o[1]), period[1]),
     ];
     let (p, v) = cellular_feature_2d(c, seed_h, jitter);
     let d = [o[0] as f32 + p[0] - f[0], o[1] as f32 + p[1] - f[1], 0.0];
-    cellular_keep(best, cellular_distance_key(d, metric), v)
+    cellular_keep(n, cellular_distance_key(d, metric), v, d)
 }
 
 #[allow(clippy::too_many_arguments)]
-/// CPU twin of `cellular_2d` in shaders/cellular.wgsl.
+#[inline(always)]
+/// CPU twin of `cellular_2d_grad` in shaders/cellular.wgsl.
+pub fn cellular_2d_grad(
+    cell: [i32; 2],
+    local: [f32; 2],
+    seed_h: u32,
+    period: [i32; 2],
+    ret: u32,
+    metric: u32,
+    jitter: f32,
+) -> NoiseGrad {
+    let fl = local.map(super::floor);
+    let i = [
+        cell[0].wrapping_add(super::to_i32(fl[0])),
+        cell[1].wrapping_add(super::to_i32(fl[1])),
+    ];
+    let f = [local[0] - fl[0], local[1] - fl[1]];
+    let mut n = NOTHING_NEAR;
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            n = cellular_visit_2d(n, i, [dx, dy], f, period, seed_h, metric, jitter);
+        }
+    }
+    if cellular_deciding(n, ret) > cellular_ring_bound(jitter, metric) {
+        for dy in -CELLULAR_REACH..=CELLULAR_REACH {
+            for dx in -CELLULAR_REACH..=CELLULAR_REACH {
+                if dx.abs().max(dy.abs()) == CELLULAR_REACH {
+                    n = cellular_visit_2d(n, i, [dx, dy], f, period, seed_h, metric, jitter);
+                }
+            }
+        }
+    }
+    cellular_result_grad(n, ret, metric)
+}
+
+#[allow(clippy::too_many_arguments)]
+/// CPU twin of `cellular_2d` in shaders/cellular.wgsl: the gradient form's value.
 pub fn cellular_2d(
     cell: [i32; 2],
     local: [f32; 2],
@@ -168,34 +289,13 @@ pub fn cellular_2d(
     metric: u32,
     jitter: f32,
 ) -> f32 {
-    let fl = local.map(super::floor);
-    let i = [
-        cell[0].wrapping_add(super::to_i32(fl[0])),
-        cell[1].wrapping_add(super::to_i32(fl[1])),
-    ];
-    let f = [local[0] - fl[0], local[1] - fl[1]];
-    let mut best = [FAR, FAR, 0.0];
-    for dy in -1..=1 {
-        for dx in -1..=1 {
-            best = cellular_visit_2d(best, i, [dx, dy], f, period, seed_h, metric, jitter);
-        }
-    }
-    if cellular_deciding(best, ret) > cellular_ring_bound(jitter, metric) {
-        for dy in -CELLULAR_REACH..=CELLULAR_REACH {
-            for dx in -CELLULAR_REACH..=CELLULAR_REACH {
-                if dx.abs().max(dy.abs()) == CELLULAR_REACH {
-                    best = cellular_visit_2d(best, i, [dx, dy], f, period, seed_h, metric, jitter);
-                }
-            }
-        }
-    }
-    cellular_result(best[0], best[1], best[2], ret, metric)
+    cellular_2d_grad(cell, local, seed_h, period, ret, metric, jitter).value
 }
 
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn cellular_visit_3d(
-    best: [f32; 3],
+    n: CellularNearest,
     i: [i32; 3],
     o: [i32; 3],
     f: [f32; 3],
@@ -203,16 +303,17 @@ fn cellular_visit_3d(
     seed_h: u32,
     metric: u32,
     jitter: f32,
-) -> [f32; 3] {
+) -> CellularNearest {
     let c = [0, 1, 2].map(|k| wrap_cell(i[k].wrapping_add(o[k]), period[k]));
     let (p, v) = cellular_feature_3d(c, seed_h, jitter);
     let d = [0, 1, 2].map(|k| o[k] as f32 + p[k] - f[k]);
-    cellular_keep(best, cellular_distance_key(d, metric), v)
+    cellular_keep(n, cellular_distance_key(d, metric), v, d)
 }
 
 #[allow(clippy::too_many_arguments)]
-/// CPU twin of `cellular_3d` in shaders/cellular.wgsl.
-pub fn cellular_3d(
+#[inline(always)]
+/// CPU twin of `cellular_3d_grad` in shaders/cellular.wgsl.
+pub fn cellular_3d_grad(
     cell: [i32; 3],
     local: [f32; 3],
     seed_h: u32,
@@ -220,25 +321,25 @@ pub fn cellular_3d(
     ret: u32,
     metric: u32,
     jitter: f32,
-) -> f32 {
+) -> NoiseGrad {
     let fl = local.map(super::floor);
     let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let f = [0, 1, 2].map(|k| local[k] - fl[k]);
-    let mut best = [FAR, FAR, 0.0];
+    let mut n = NOTHING_NEAR;
     for dz in -1..=1 {
         for dy in -1..=1 {
             for dx in -1..=1 {
-                best = cellular_visit_3d(best, i, [dx, dy, dz], f, period, seed_h, metric, jitter);
+                n = cellular_visit_3d(n, i, [dx, dy, dz], f, period, seed_h, metric, jitter);
             }
         }
     }
-    if cellular_deciding(best, ret) > cellular_ring_bound(jitter, metric) {
+    if cellular_deciding(n, ret) > cellular_ring_bound(jitter, metric) {
         for dz in -CELLULAR_REACH..=CELLULAR_REACH {
             for dy in -CELLULAR_REACH..=CELLULAR_REACH {
                 for dx in -CELLULAR_REACH..=CELLULAR_REACH {
                     if dx.abs().max(dy.abs()).max(dz.abs()) == CELLULAR_REACH {
-                        best = cellular_visit_3d(
-                            best,
+                        n = cellular_visit_3d(
+                            n,
                             i,
                             [dx, dy, dz],
                             f,
@@ -252,7 +353,21 @@ pub fn cellular_3d(
             }
         }
     }
-    cellular_result(best[0], best[1], best[2], ret, metric)
+    cellular_result_grad(n, ret, metric)
+}
+
+#[allow(clippy::too_many_arguments)]
+/// CPU twin of `cellular_3d` in shaders/cellular.wgsl: the gradient form's value.
+pub fn cellular_3d(
+    cell: [i32; 3],
+    local: [f32; 3],
+    seed_h: u32,
+    period: [i32; 3],
+    ret: u32,
+    metric: u32,
+    jitter: f32,
+) -> f32 {
+    cellular_3d_grad(cell, local, seed_h, period, ret, metric, jitter).value
 }
 
 // ---- Rows: the CPU path's loop over the samples of one row (see `SampleRow`).

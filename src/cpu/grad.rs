@@ -22,3 +22,15 @@ impl NoiseGrad {
         }
     }
 }
+
+/// WGSL's `sign`: -1, 0 or 1 (0 at +-0, where `f32::signum` gives +-1; NaN gives 0).
+#[inline(always)]
+pub fn sign(x: f32) -> f32 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}

@@ -3,6 +3,11 @@
 // The constants are spelled as in the WGSL file so both round to the same f32.
 #![allow(clippy::excessive_precision)]
 
+use super::grad::NoiseGrad;
+
+/// 2 pi in f32: radians per turn, for derivatives of functions of turns.
+pub const TURN_RADIANS: f32 = std::f32::consts::TAU;
+
 const SIN_TURNS_C0: f32 = 6.28318516;
 const SIN_TURNS_C1: f32 = -41.34165493;
 const SIN_TURNS_C2: f32 = 81.60099807;
@@ -89,6 +94,50 @@ pub fn phase_profile(t: f32, kind: u32) -> f32 {
         return if t - super::floor(t) < 0.5 { 1.0 } else { -1.0 };
     }
     sin_turns(t)
+}
+
+/// d phase_profile(t, kind) / dt per turn, from above (the slope of the piece t enters as it
+/// increases): sine 2 pi cos(2 pi t); triangle -4 from a crest down, +4 from a trough up;
+/// sawtooth 2 and square 0, their jumps left out.
+#[inline(always)]
+pub fn phase_profile_slope(t: f32, kind: u32) -> f32 {
+    if kind == PROFILE_TRIANGLE {
+        let u = t - 0.25;
+        return if u - super::floor(u + 0.5) >= 0.0 {
+            -4.0
+        } else {
+            4.0
+        };
+    }
+    if kind == PROFILE_SAWTOOTH {
+        return 2.0;
+    }
+    if kind == PROFILE_SQUARE {
+        return 0.0;
+    }
+    TURN_RADIANS * cos_turns(t)
+}
+
+/// `phase_profile(atan2_turns(z[1], z[0]), kind)` and its gradient, from the gradients of the
+/// complex sum's parts: d phase = (re d im - im d re) / (2 pi |z|^2) turns, computed with z
+/// scaled by its larger part so that |z|^2 cannot underflow. Where z = 0 (a singular point)
+/// the phase is undefined and the gradient is 0.
+#[inline(always)]
+pub fn phase_profile_grad(z: [f32; 2], d_re: [f32; 3], d_im: [f32; 3], kind: u32) -> NoiseGrad {
+    let t = atan2_turns(z[1], z[0]);
+    let value = phase_profile(t, kind);
+    let hi = z[0].abs().max(z[1].abs());
+    if hi == 0.0 {
+        return NoiseGrad { value, d: [0.0; 4] };
+    }
+    let a = [z[0] / hi, z[1] / hi];
+    let m = TURN_RADIANS * hi * (a[0] * a[0] + a[1] * a[1]);
+    let slope = phase_profile_slope(t, kind);
+    let dt = [0, 1, 2].map(|k| slope * ((a[0] * d_im[k] - a[1] * d_re[k]) / m));
+    NoiseGrad {
+        value,
+        d: [dt[0], dt[1], dt[2], 0.0],
+    }
 }
 
 #[cfg(test)]

@@ -3,13 +3,17 @@
 use std::sync::Arc;
 
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, ParamValue, RowSampler,
-    SampleRow, Sampler,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, ParamValue,
+    RowSampler, SampleRow, Sampler,
 };
 use crate::cpu::cellular::{
-    cellular_2d, cellular_2d_row, cellular_3d, cellular_3d_row, CELLULAR_CELL_VALUE, CELLULAR_F1,
-    METRIC_EUCLIDEAN, METRIC_EUCLIDEAN_SQUARED, METRIC_MANHATTAN,
+    cellular_2d, cellular_2d_grad, cellular_2d_row, cellular_3d, cellular_3d_grad, cellular_3d_row,
+    CELLULAR_CELL_VALUE, CELLULAR_F1, METRIC_EUCLIDEAN, METRIC_EUCLIDEAN_SQUARED, METRIC_MANHATTAN,
 };
+
+/// The WGSL arguments after `period`: return type, metric and jitter from the uniforms, so
+/// that changing them re-runs the same pipeline.
+const UNIFORM_ARGS: &str = "u32(params.family[0].x), u32(params.family[0].y), params.family[0].z";
 
 pub struct Cellular;
 
@@ -94,9 +98,7 @@ impl Family for Cellular {
         &["cellular.wgsl"]
     }
     fn wgsl_call(&self, dims: u32, _params: &FamilyParams) -> String {
-        // Return type, metric and jitter come from the uniforms: changing them re-runs the
-        // same pipeline.
-        let args = "u32(params.family[0].x), u32(params.family[0].y), params.family[0].z";
+        let args = UNIFORM_ARGS;
         match dims {
             2 => format!("cellular_2d(cell.xy, local.xy, seed, period.xy, {args})"),
             _ => format!("cellular_3d(cell.xyz, local.xyz, seed, period.xyz, {args})"),
@@ -161,6 +163,48 @@ impl Family for Cellular {
                 cellular_3d_row(row, ret, metric, jitter, out)
             })),
         }
+    }
+    fn wgsl_grad_call(&self, dims: u32, _params: &FamilyParams) -> Option<String> {
+        let args = UNIFORM_ARGS;
+        Some(match dims {
+            2 => format!("cellular_2d_grad(cell.xy, local.xy, seed, period.xy, {args})"),
+            _ => format!("cellular_3d_grad(cell.xyz, local.xyz, seed, period.xyz, {args})"),
+        })
+    }
+    fn cpu_grad_sampler(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        let ret = uniforms[0] as u32;
+        let metric = uniforms[1] as u32;
+        let jitter = uniforms[2];
+        Some(match dims {
+            2 => Box::new(move |s| {
+                cellular_2d_grad(
+                    xy(s.cell),
+                    xy(s.local),
+                    s.seed,
+                    xy(s.period),
+                    ret,
+                    metric,
+                    jitter,
+                )
+            }),
+            _ => Box::new(move |s| {
+                cellular_3d_grad(
+                    xyz(s.cell),
+                    xyz(s.local),
+                    s.seed,
+                    xyz(s.period),
+                    ret,
+                    metric,
+                    jitter,
+                )
+            }),
+        })
     }
     fn discontinuity_allowance(&self, _dims: u32, params: &FamilyParams) -> f64 {
         // cell_value jumps across every cell border; where GPU and CPU round a near-tie

@@ -1,10 +1,10 @@
 use std::sync::Arc;
 
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, RowSampler, SamplePoint,
-    SampleRow, Sampler,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, RowSampler,
+    SamplePoint, SampleRow, Sampler,
 };
-use crate::cpu::gabor::{gabor_2d, gabor_3d, gabor_row, GaborKernel};
+use crate::cpu::gabor::{gabor_2d, gabor_2d_grad, gabor_3d, gabor_3d_grad, gabor_row, GaborKernel};
 
 /// Sparse Gabor noise (Lagae et al. 2009); its kernel and impulses are shared with phasor noise.
 pub struct Gabor;
@@ -222,6 +222,31 @@ impl Family for Gabor {
             }),
             _ => Box::new(move |row: &SampleRow, out: &mut [f32]| {
                 gabor_row::<3>(row, &k, iso, false, out, |sum| sum[0] * scale)
+            }),
+        })
+    }
+    fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
+        let args = kernel_wgsl_args(params);
+        Some(match dims {
+            2 => format!("gabor_2d_grad(cell.xy, local.xy, seed, period.xy, {args})"),
+            _ => format!("gabor_3d_grad(cell.xyz, local.xyz, seed, period.xyz, {args})"),
+        })
+    }
+    fn cpu_grad_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        let k = kernel_from_uniforms(&uniforms);
+        let iso = params.choice("orientation") == ORIENTATION_ISOTROPIC;
+        Some(match dims {
+            2 => Box::new(move |s: &SamplePoint| {
+                gabor_2d_grad(xy(s.cell), xy(s.local), s.seed, xy(s.period), &k, iso)
+            }),
+            _ => Box::new(move |s: &SamplePoint| {
+                gabor_3d_grad(xyz(s.cell), xyz(s.local), s.seed, xyz(s.period), &k, iso)
             }),
         })
     }

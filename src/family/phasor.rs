@@ -5,11 +5,12 @@ use super::gabor::{
     ORIENTATION_ISOTROPIC,
 };
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, RowSampler, SamplePoint,
-    SampleRow, Sampler,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, ParamValue,
+    RowSampler, SamplePoint, SampleRow, Sampler,
 };
 use crate::cpu::gabor::gabor_row;
-use crate::cpu::phasor::{phasor_2d, phasor_3d, phasor_of_sum};
+use crate::cpu::phasor::{phasor_2d, phasor_2d_grad, phasor_3d, phasor_3d_grad, phasor_of_sum};
+use crate::cpu::turns::{PROFILE_SAWTOOTH, PROFILE_SQUARE};
 
 /// Phasor noise (Tricard et al. 2019): the phase of the complex Gabor sum through a profile.
 pub struct Phasor;
@@ -34,10 +35,22 @@ const PARAMS: [ParamSpec; 7] = [
     PROFILE_PARAM,
 ];
 
-/// Fraction of pixels allowed over the parity tolerance: near a singular point (where the
-/// complex sum vanishes) the phase is ill-conditioned, and the sawtooth and square profiles
-/// jump; rounding can put the two paths on either side.
+/// Fraction of pixels allowed over the parity tolerance for the profiles that jump (sawtooth
+/// once a turn of the phase, square twice): rounding can put the two paths on either side
+/// of a jump. Sine and triangle are continuous but at singular points (where the complex sum
+/// vanishes and its phase is ill-conditioned); there both paths run the same arithmetic,
+/// the envelope's polynomial exp included, so they are granted nothing.
 pub const PHASE_DISCONTINUITY_ALLOWANCE: f64 = 0.001;
+
+/// The allowance of a profile (turns.wgsl's PROFILE_* code): see
+/// [`PHASE_DISCONTINUITY_ALLOWANCE`].
+pub fn profile_allowance(code: u32) -> f64 {
+    if code == PROFILE_SAWTOOTH || code == PROFILE_SQUARE {
+        PHASE_DISCONTINUITY_ALLOWANCE
+    } else {
+        0.0
+    }
+}
 
 impl Family for Phasor {
     fn name(&self) -> &'static str {
@@ -125,8 +138,57 @@ impl Family for Phasor {
             }),
         })
     }
-    fn discontinuity_allowance(&self, _dims: u32, _params: &FamilyParams) -> f64 {
-        PHASE_DISCONTINUITY_ALLOWANCE
+    fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
+        let args = kernel_wgsl_args(params);
+        let profile = params.choice("profile");
+        Some(match dims {
+            2 => format!("phasor_2d_grad(cell.xy, local.xy, seed, period.xy, {args}, {profile}u)"),
+            _ => {
+                format!("phasor_3d_grad(cell.xyz, local.xyz, seed, period.xyz, {args}, {profile}u)")
+            }
+        })
+    }
+    fn cpu_grad_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        uniforms: FamilyUniforms,
+        _aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        let k = kernel_from_uniforms(&uniforms);
+        let iso = params.choice("orientation") == ORIENTATION_ISOTROPIC;
+        let profile = params.choice("profile");
+        Some(match dims {
+            2 => Box::new(move |s: &SamplePoint| {
+                phasor_2d_grad(
+                    xy(s.cell),
+                    xy(s.local),
+                    s.seed,
+                    xy(s.period),
+                    &k,
+                    iso,
+                    profile,
+                )
+            }),
+            _ => Box::new(move |s: &SamplePoint| {
+                phasor_3d_grad(
+                    xyz(s.cell),
+                    xyz(s.local),
+                    s.seed,
+                    xyz(s.period),
+                    &k,
+                    iso,
+                    profile,
+                )
+            }),
+        })
+    }
+    fn discontinuity_allowance(&self, _dims: u32, params: &FamilyParams) -> f64 {
+        // Read leniently: callers may ask with empty (all-default: sine) parameters.
+        match params.values.get("profile") {
+            Some(ParamValue::Choice(p)) => profile_allowance(*p),
+            _ => 0.0,
+        }
     }
     fn validate(&self, dims: u32, params: &FamilyParams) -> Vec<(String, String)> {
         validate_work(dims, params)

@@ -1,12 +1,12 @@
 use std::sync::Arc;
 
-use super::phasor::PHASE_DISCONTINUITY_ALLOWANCE;
+use super::phasor::profile_allowance;
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, ParamValue, SamplePoint,
-    Sampler,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, ParamValue,
+    SamplePoint, Sampler,
 };
 use crate::cpu::hash::{hash_to_unit, pcg4d, seed_hash};
-use crate::cpu::wave::{wave_2d, wave_3d, WAVE_TABLE_STRIDE};
+use crate::cpu::wave::{wave_2d, wave_2d_grad, wave_3d, wave_3d_grad, WAVE_TABLE_STRIDE};
 
 /// Wave noise: K plane waves drawn from a designed spectrum.
 pub struct Wave;
@@ -141,6 +141,19 @@ pub fn wave_table(dims: u32, params: &FamilyParams, seed: u32) -> Vec<f32> {
     table
 }
 
+/// The kernel's profile arguments: the phase profile's code (turns.wgsl's PROFILE_*) and
+/// whether one is used at all.
+fn profile_code(params: &FamilyParams) -> (u32, bool) {
+    let profile = params.choice("profile");
+    (profile.saturating_sub(1), profile != PROFILE_NONE)
+}
+
+/// The WGSL arguments after `seed`: wave count and amplitude from the uniforms, the profile.
+fn wave_wgsl_args(params: &FamilyParams) -> String {
+    let (code, use_profile) = profile_code(params);
+    format!("u32(params.family[0].x), params.family[0].y, {code}u, {use_profile}")
+}
+
 impl Family for Wave {
     fn name(&self) -> &'static str {
         "wave"
@@ -162,14 +175,54 @@ impl Family for Wave {
         &["wave.wgsl"]
     }
     fn wgsl_call(&self, dims: u32, params: &FamilyParams) -> String {
-        let profile = params.choice("profile");
-        let use_profile = profile != PROFILE_NONE;
-        let code = profile.saturating_sub(1);
-        let args = format!("u32(params.family[0].x), params.family[0].y, {code}u, {use_profile}");
+        let args = wave_wgsl_args(params);
         match dims {
             2 => format!("wave_2d(cell.xy, local.xy, seed, {args})"),
             _ => format!("wave_3d(cell.xyz, local.xyz, seed, {args})"),
         }
+    }
+    fn wgsl_grad_call(&self, dims: u32, params: &FamilyParams) -> Option<String> {
+        let args = wave_wgsl_args(params);
+        Some(match dims {
+            2 => format!("wave_2d_grad(cell.xy, local.xy, seed, {args})"),
+            _ => format!("wave_3d_grad(cell.xyz, local.xyz, seed, {args})"),
+        })
+    }
+    fn cpu_grad_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        uniforms: FamilyUniforms,
+        aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        let (code, use_profile) = profile_code(params);
+        let (count, amplitude) = (uniforms[0] as u32, uniforms[1]);
+        Some(match dims {
+            2 => Box::new(move |s: &SamplePoint| {
+                wave_2d_grad::<true>(
+                    xy(s.cell),
+                    xy(s.local),
+                    s.seed,
+                    count,
+                    amplitude,
+                    code,
+                    use_profile,
+                    &aux,
+                )
+            }),
+            _ => Box::new(move |s: &SamplePoint| {
+                wave_3d_grad::<true>(
+                    xyz(s.cell),
+                    xyz(s.local),
+                    s.seed,
+                    count,
+                    amplitude,
+                    code,
+                    use_profile,
+                    &aux,
+                )
+            }),
+        })
     }
     fn uniforms(&self, _dims: u32, params: &FamilyParams) -> FamilyUniforms {
         let count = params.integer("waves") as f64;
@@ -188,9 +241,7 @@ impl Family for Wave {
         uniforms: FamilyUniforms,
         aux: Arc<[f32]>,
     ) -> Sampler {
-        let profile = params.choice("profile");
-        let use_profile = profile != PROFILE_NONE;
-        let code = profile.saturating_sub(1);
+        let (code, use_profile) = profile_code(params);
         let (count, amplitude) = (uniforms[0] as u32, uniforms[1]);
         match dims {
             2 => Box::new(move |s: &SamplePoint| {
@@ -220,9 +271,11 @@ impl Family for Wave {
         }
     }
     fn discontinuity_allowance(&self, _dims: u32, params: &FamilyParams) -> f64 {
-        // The plain sum is continuous; a profile of the phase has jumps and singular points.
+        // The plain sum is continuous; the sawtooth and square profiles of the phase jump
+        // (the phasor profiles' allowance; option 0 is `none`, the others are the profile
+        // codes plus one).
         match params.values.get("profile") {
-            Some(ParamValue::Choice(p)) if *p != PROFILE_NONE => PHASE_DISCONTINUITY_ALLOWANCE,
+            Some(ParamValue::Choice(p)) if *p != PROFILE_NONE => profile_allowance(*p - 1),
             _ => 0.0,
         }
     }

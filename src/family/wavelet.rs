@@ -1,8 +1,10 @@
 use std::sync::{Arc, Mutex};
 
-use super::{xy, xyz, Family, FamilyParams, FamilyUniforms, ParamKind, ParamSpec, Sampler};
+use super::{
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, Sampler,
+};
 use crate::cpu::hash::{hash_to_signed, pcg4d, seed_hash};
-use crate::cpu::wavelet::{wavelet_2d, wavelet_3d};
+use crate::cpu::wavelet::{wavelet_2d, wavelet_2d_grad, wavelet_3d, wavelet_3d_grad};
 
 /// Wavelet noise (Cook and DeRose 2005): a band-pass tile reconstructed with quadratic B-splines.
 pub struct Wavelet;
@@ -205,6 +207,25 @@ impl Family for Wavelet {
             2 => Box::new(move |s| wavelet_2d(xy(s.cell), xy(s.local), s.seed, n, &aux)),
             _ => Box::new(move |s| wavelet_3d(xyz(s.cell), xyz(s.local), s.seed, n, &aux)),
         }
+    }
+    fn wgsl_grad_call(&self, dims: u32, _params: &FamilyParams) -> Option<String> {
+        Some(match dims {
+            2 => "wavelet_2d_grad(cell.xy, local.xy, seed, u32(params.family[0].x))".into(),
+            _ => "wavelet_3d_grad(cell.xyz, local.xyz, seed, u32(params.family[0].x))".into(),
+        })
+    }
+    fn cpu_grad_sampler(
+        &self,
+        dims: u32,
+        _params: &FamilyParams,
+        uniforms: FamilyUniforms,
+        aux: Arc<[f32]>,
+    ) -> Option<GradSampler> {
+        let n = uniforms[0] as u32;
+        Some(match dims {
+            2 => Box::new(move |s| wavelet_2d_grad(xy(s.cell), xy(s.local), s.seed, n, &aux)),
+            _ => Box::new(move |s| wavelet_3d_grad(xyz(s.cell), xyz(s.local), s.seed, n, &aux)),
+        })
     }
     fn validate(&self, dims: u32, params: &FamilyParams) -> Vec<(String, String)> {
         let n = params.integer("tile");
