@@ -228,7 +228,7 @@ pub(super) fn wait_for_mapping(
     slice: wgpu::BufferSlice,
     index: wgpu::SubmissionIndex,
 ) -> Result<()> {
-    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+    let (sender, receiver) = futures_intrusive::channel::shared::oneshot_channel();
     slice.map_async(wgpu::MapMode::Read, move |r| {
         let _ = sender.send(r);
     });
@@ -239,11 +239,11 @@ pub(super) fn wait_for_mapping(
         })
         .map_err(|e| Error::Gpu(format!("waiting for readback failed: {e}")))?;
     // The callback has run, or runs now on a thread polling the same device; a callback
-    // dropped without running closes the channel.
-    match receiver.recv() {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(Error::Gpu(format!("mapping readback buffer failed: {e}"))),
-        Err(_) => Err(Error::Gpu("readback buffer mapping was dropped".into())),
+    // dropped without running closes the channel (None).
+    match pollster::block_on(receiver.receive()) {
+        Some(Ok(())) => Ok(()),
+        Some(Err(e)) => Err(Error::Gpu(format!("mapping readback buffer failed: {e}"))),
+        None => Err(Error::Gpu("readback buffer mapping was dropped".into())),
     }
 }
 
