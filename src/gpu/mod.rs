@@ -19,9 +19,9 @@ mod target;
 
 use std::sync::Arc;
 
-#[doc(hidden)]
-pub use analytic_normal::analytic_chain;
-pub use analytic_normal::{analytic_normal_map, analytic_normal_map_cpu, AnalyticNormalPass};
+pub use analytic_normal::{
+    analytic_normal_map, analytic_normal_map_cpu, analytic_plan, AnalyticNormalPass,
+};
 pub use compiled::{CompiledGraph, NodeParam};
 pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_MIN_WORK};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};

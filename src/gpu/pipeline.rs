@@ -8,11 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::assemble::{
-    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_HEIGHT, BINDING_INLINE, BINDING_INPUTS,
-    BINDING_NORMAL_PARAMS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, BINDING_PROBE_OUT,
-    BINDING_PROBE_POINTS,
+    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_GRADIENT, BINDING_HEIGHT,
+    BINDING_INLINE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL,
+    BINDING_PROBE_OUT, BINDING_PROBE_POINTS,
 };
 use crate::error::{Error, Result};
+use crate::field::FieldForm;
 
 /// A compiled pipeline and the layout of its bind group.
 pub struct CachedPipeline {
@@ -23,17 +24,18 @@ pub struct CachedPipeline {
 /// The binding shape of a stage, generate or point-wise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LayoutKey {
-    Generate(GenerateLayout),
+    Generate(GenerateLayout, FieldForm),
     Combine {
         volume: bool,
         inputs: u32,
+        form: FieldForm,
     },
     /// The normal-map pass: a 2D height field in, an RGBA storage texture of `format` out.
     NormalMap {
         format: wgpu::TextureFormat,
     },
-    /// The analytic normal pass: the chain's uniform, an RGBA storage texture of `format`
-    /// out, the normal-map uniform.
+    /// The analytic normal pass: a 2D gradient field (Rgba32Float) in, an RGBA storage
+    /// texture of `format` out.
     AnalyticNormal {
         format: wgpu::TextureFormat,
     },
@@ -67,6 +69,14 @@ fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
             min_binding_size: None,
         },
         count: None,
+    }
+}
+
+/// The storage format a stage in `form` writes.
+pub fn form_format(form: FieldForm) -> wgpu::TextureFormat {
+    match form {
+        FieldForm::Value => wgpu::TextureFormat::R32Float,
+        FieldForm::Gradient => wgpu::TextureFormat::Rgba32Float,
     }
 }
 
@@ -121,8 +131,8 @@ fn probe_entries(aux: bool) -> Vec<wgpu::BindGroupLayoutEntry> {
 fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
     let (volume, out_format) = match key {
         LayoutKey::Probe { aux } => return probe_entries(aux),
-        LayoutKey::Generate(g) => (g.volume, wgpu::TextureFormat::R32Float),
-        LayoutKey::Combine { volume, .. } => (volume, wgpu::TextureFormat::R32Float),
+        LayoutKey::Generate(g, form) => (g.volume, form_format(form)),
+        LayoutKey::Combine { volume, form, .. } => (volume, form_format(form)),
         LayoutKey::NormalMap { format } | LayoutKey::AnalyticNormal { format } => (false, format),
     };
     let mut entries = vec![
@@ -152,7 +162,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
         },
     ];
     match key {
-        LayoutKey::Generate(g) => {
+        LayoutKey::Generate(g, _) => {
             if g.partial {
                 entries.push(sampled_entry(BINDING_PARTIAL, volume));
             }
@@ -182,7 +192,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
             }
         }
         LayoutKey::NormalMap { .. } => entries.push(sampled_entry(BINDING_HEIGHT, false)),
-        LayoutKey::AnalyticNormal { .. } => entries.push(uniform_entry(BINDING_NORMAL_PARAMS)),
+        LayoutKey::AnalyticNormal { .. } => entries.push(sampled_entry(BINDING_GRADIENT, false)),
         LayoutKey::Probe { .. } => {}
     }
     entries
