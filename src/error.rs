@@ -61,7 +61,7 @@ pub enum Error {
     #[error("{0}")]
     /// The graph failed validation.
     Graph(#[from] GraphErrors),
-    #[error("invalid request: {0}")]
+    #[error("{0}")]
     /// A request (view, format, option) was invalid.
     InvalidRequest(String),
     #[error("no GPU adapter found (wgpu found none on any backend); use the CPU path (--backend cpu) or install a Vulkan driver such as Mesa's lavapipe (apt-get install mesa-vulkan-drivers)")]

@@ -5,6 +5,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 use crate::field::Field;
@@ -73,6 +74,96 @@ pub fn normalize(v: f32, range: (f32, f32)) -> f32 {
     }
 }
 
+/// The temporary files this process is writing, so that an interrupt can remove them
+/// ([`remove_partial_files`]). Creating one and removing them all take the same lock, so no
+/// temporary file appears after the removal.
+static PARTIALS: Mutex<Partials> = Mutex::new(Partials {
+    paths: Vec::new(),
+    closed: false,
+});
+
+struct Partials {
+    paths: Vec<PathBuf>,
+    /// Set by [`remove_partial_files`]: the process is ending; no new temporary file.
+    closed: bool,
+}
+
+fn partials() -> std::sync::MutexGuard<'static, Partials> {
+    PARTIALS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn interrupted() -> Error {
+    Error::InvalidRequest("interrupted: no new file is started".into())
+}
+
+/// Creates the temporary file `tmp` and records it for [`remove_partial_files`].
+fn create_partial(tmp: &Path, path: &Path) -> Result<File> {
+    let mut p = partials();
+    if p.closed {
+        return Err(interrupted());
+    }
+    let file = File::create(tmp).map_err(io_err(path))?;
+    p.paths.push(tmp.to_path_buf());
+    Ok(file)
+}
+
+/// Forgets `tmp` (renamed into place or removed).
+fn forget_partial(tmp: &Path) {
+    partials().paths.retain(|p| p != tmp);
+}
+
+/// Removes every temporary file this process is writing and refuses new ones; returns how
+/// many were removed. For an interrupt handler (the command-line tool calls it on SIGINT,
+/// SIGTERM and SIGHUP, then exits): files already renamed into place are whole and stay.
+pub fn remove_partial_files() -> usize {
+    let mut p = partials();
+    p.closed = true;
+    let paths = std::mem::take(&mut p.paths);
+    paths
+        .iter()
+        .filter(|t| std::fs::remove_file(t).is_ok())
+        .count()
+}
+
+/// Removes the temporary files that bakes killed without a chance to clean up left beside
+/// `path` (`.NAME.PID.partial`, of a process that no longer runs; checked through `/proc`,
+/// so on systems without it nothing is removed). Returns how many were removed.
+pub fn remove_stale_partials(path: &Path) -> usize {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return 0;
+    };
+    if !Path::new("/proc/self").exists() {
+        return 0;
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let prefix = format!(".{name}.");
+    let own = std::process::id().to_string();
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let file = e.file_name().to_string_lossy().into_owned();
+            let Some(pid) = file
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(".partial"))
+            else {
+                return false;
+            };
+            !pid.is_empty()
+                && pid.bytes().all(|b| b.is_ascii_digit())
+                && pid != own
+                && !Path::new("/proc").join(pid).exists()
+                && e.file_type().is_ok_and(|t| t.is_file())
+        })
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
 /// The 8-bit grey level of `v` in a PNG: `range` mapped to 0..255, rounded.
 pub fn gray8(v: f32, range: (f32, f32)) -> u8 {
     (normalize(v, range) * 255.0).round() as u8
@@ -87,6 +178,33 @@ fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.partial", std::process::id()))
 }
 
+/// Refuses an output path that exists and is not a regular file (a directory, a device node,
+/// a fifo, a socket, or a link to one), without touching it: renaming the finished file into
+/// place would replace it. Also clears a leftover temporary file of this process's id.
+fn check_target(path: &Path, tmp: &Path) -> Result<()> {
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            let kind = if meta.is_dir() {
+                "a directory"
+            } else {
+                "not a regular file (a device, fifo or socket)"
+            };
+            return Err(Error::InvalidRequest(format!(
+                "output {} exists and is {kind}; refusing to replace it",
+                path.display()
+            )));
+        }
+    }
+    match std::fs::symlink_metadata(tmp) {
+        Ok(meta) if meta.is_dir() => Err(Error::InvalidRequest(format!(
+            "temporary file {} is a directory; remove it",
+            tmp.display()
+        ))),
+        Ok(_) => std::fs::remove_file(tmp).map_err(io_err(tmp)),
+        Err(_) => Ok(()),
+    }
+}
+
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| Error::Io {
         path: path.display().to_string(),
@@ -95,12 +213,20 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 }
 
 /// Writes bytes produced by `write` atomically to `path`.
+/// The whole write holds the lock [`remove_partial_files`] takes, so an interrupt waits for it
+/// and then removes the temporary file.
 pub fn write_atomic(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     let tmp = temp_path(path);
+    check_target(path, &tmp)?;
+    let p = partials();
+    if p.closed {
+        return Err(interrupted());
+    }
     let result = write(&tmp).and_then(|()| std::fs::rename(&tmp, path).map_err(io_err(path)));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+    drop(p);
     result
 }
 
@@ -136,6 +262,23 @@ pub fn write_field(field: &Field, path: &Path, format: Format, range: (f32, f32)
     writer.finish()
 }
 
+/// A grayscale PNG stream of `width` x `height` pixels, 8 or 16 bits, writing to `file`.
+fn png_stream(
+    file: File,
+    width: u32,
+    height: u32,
+    sixteen: bool,
+) -> std::result::Result<png::StreamWriter<'static, File>, png::EncodingError> {
+    let mut encoder = png::Encoder::new(file, width, height);
+    encoder.set_color(png::ColorType::Grayscale);
+    encoder.set_depth(if sixteen {
+        png::BitDepth::Sixteen
+    } else {
+        png::BitDepth::Eight
+    });
+    encoder.write_header()?.into_stream_writer()
+}
+
 /// The encoder behind a [`StreamWriter`].
 enum Encoder {
     Npy(BufWriter<File>),
@@ -158,15 +301,65 @@ pub struct StreamWriter {
     format: Format,
     size: [u32; 3],
     range: (f32, f32),
+    /// Channel names of a multi-channel file (see [`StreamWriter::create_channels`]); empty
+    /// for a plain field.
+    channels: Vec<String>,
     rows_written: u64,
     encoder: Option<Encoder>,
+}
+
+/// The shape of a `.npy` array of `size` (width, height, depth) with `channels` numbers per
+/// sample: (H, W) or (D, H, W), with a last axis of `channels` when there are several.
+fn npy_shape([w, h, d]: [u32; 3], channels: usize) -> Vec<usize> {
+    let mut shape = if d > 1 {
+        vec![d as usize, h as usize, w as usize]
+    } else {
+        vec![h as usize, w as usize]
+    };
+    if channels > 1 {
+        shape.push(channels);
+    }
+    shape
 }
 
 impl StreamWriter {
     /// Starts a `size` (width, height, depth) file; a volume's slices are stacked vertically
     /// in PNG formats.
     pub fn create(path: &Path, format: Format, size: [u32; 3], range: (f32, f32)) -> Result<Self> {
+        Self::create_with(path, format, size, range, &[])
+    }
+
+    /// Starts a `size` file with several numbers per sample, named `channels` (rows then hold
+    /// `width x channels` numbers, channel fastest): `.npy` as an array of shape
+    /// (H, W, channels) or (D, H, W, channels); OpenEXR with one named channel each (a
+    /// volume's slices stacked vertically). PNG formats, which hold one channel of values in
+    /// a range, are refused.
+    pub fn create_channels(
+        path: &Path,
+        format: Format,
+        size: [u32; 3],
+        channels: &[&str],
+    ) -> Result<Self> {
+        if matches!(format, Format::Png | Format::Png16) {
+            return Err(Error::InvalidRequest(format!(
+                "{}: {} channels ({}) do not fit a PNG, which holds one channel mapped from a value range; write .npy or .exr",
+                path.display(),
+                channels.len(),
+                channels.join(", ")
+            )));
+        }
+        Self::create_with(path, format, size, (0.0, 1.0), channels)
+    }
+
+    fn create_with(
+        path: &Path,
+        format: Format,
+        size: [u32; 3],
+        range: (f32, f32),
+        channels: &[&str],
+    ) -> Result<Self> {
         let tmp = temp_path(path);
+        check_target(path, &tmp)?;
         let encode_err = |e: png::EncodingError| Error::Encode {
             path: path.display().to_string(),
             message: e.to_string(),
@@ -174,43 +367,51 @@ impl StreamWriter {
         let open = || -> Result<BufWriter<File>> {
             Ok(BufWriter::with_capacity(
                 1 << 20,
-                File::create(&tmp).map_err(io_err(path))?,
+                create_partial(&tmp, path)?,
             ))
         };
         let [w, h, d] = size;
         let encoder = match format {
             Format::Npy => {
                 let mut file = open()?;
-                let shape = if d > 1 {
-                    vec![d as usize, h as usize, w as usize]
-                } else {
-                    vec![h as usize, w as usize]
-                };
-                file.write_all(&npy_header(&shape)).map_err(io_err(path))?;
+                let shape = npy_shape(size, channels.len());
+                if let Err(e) = file.write_all(&npy_header(&shape)) {
+                    drop(file);
+                    let _ = std::fs::remove_file(&tmp);
+                    forget_partial(&tmp);
+                    return Err(io_err(path)(e));
+                }
                 Encoder::Npy(file)
             }
             Format::Png | Format::Png16 => {
-                // The encoder buffers a chunk before writing, so the file needs no BufWriter.
-                let file = File::create(&tmp).map_err(io_err(path))?;
                 let height = h.checked_mul(d).ok_or_else(|| {
                     Error::InvalidRequest(format!("{}: image too tall for PNG", path.display()))
                 })?;
-                let mut encoder = png::Encoder::new(file, w, height);
-                encoder.set_color(png::ColorType::Grayscale);
+                // The encoder buffers a chunk before writing, so the file needs no BufWriter.
+                let file = create_partial(&tmp, path)?;
                 let sixteen = format == Format::Png16;
-                encoder.set_depth(if sixteen {
-                    png::BitDepth::Sixteen
-                } else {
-                    png::BitDepth::Eight
-                });
-                let writer = encoder.write_header().map_err(encode_err)?;
-                let stream = writer.into_stream_writer().map_err(encode_err)?;
+                let stream = png_stream(file, w, height, sixteen).map_err(|e| {
+                    let _ = std::fs::remove_file(&tmp);
+                    forget_partial(&tmp);
+                    encode_err(e)
+                })?;
                 Encoder::Png {
                     stream: Box::new(stream),
                     sixteen,
                 }
             }
-            Format::Exr => Encoder::Exr(Vec::new()),
+            Format::Exr => {
+                // Buffered whole, then expanded to RGB for the encoder: 16 bytes a pixel.
+                let pixels = w as u64 * h as u64 * d as u64;
+                crate::memory::check_available(
+                    &format!(
+                        "the EXR file {} ({w}x{h}x{d}, encoded whole)",
+                        path.display()
+                    ),
+                    pixels * 16,
+                )?;
+                Encoder::Exr(Vec::new())
+            }
         };
         Ok(StreamWriter {
             path: path.to_path_buf(),
@@ -218,18 +419,25 @@ impl StreamWriter {
             format,
             size,
             range,
+            channels: channels.iter().map(|c| c.to_string()).collect(),
             rows_written: 0,
             encoder: Some(encoder),
         })
+    }
+
+    /// Numbers per sample: the channel count, 1 for a plain field.
+    fn samples_per_pixel(&self) -> usize {
+        self.channels.len().max(1)
     }
 
     fn total_rows(&self) -> u64 {
         self.size[1] as u64 * self.size[2] as u64
     }
 
-    /// Appends whole rows (x fastest), top to bottom.
+    /// Appends whole rows (x fastest; channel fastest within a pixel for a multi-channel
+    /// file), top to bottom.
     pub fn write_rows(&mut self, data: &[f32]) -> Result<()> {
-        let width = self.size[0] as usize;
+        let width = self.size[0] as usize * self.samples_per_pixel();
         if !data.len().is_multiple_of(width)
             || self.rows_written + (data.len() / width) as u64 > self.total_rows()
         {
@@ -241,33 +449,47 @@ impl StreamWriter {
         }
         let path = self.path.clone();
         let range = self.range;
+        // Converted in chunks: a copy of a whole large field would double its memory.
+        const CHUNK: usize = 1 << 16;
+        let mut bytes: Vec<u8> = Vec::new();
         match self.encoder.as_mut().expect("writer not finished") {
             Encoder::Npy(w) => {
                 // The samples' own bytes on little-endian machines (no copy); converted in
-                // blocks elsewhere.
+                // chunks elsewhere.
                 if cfg!(target_endian = "little") {
                     w.write_all(bytemuck::cast_slice(data))
                         .map_err(io_err(&path))?;
                 } else {
-                    for block in data.chunks(1 << 14) {
-                        let bytes: Vec<u8> = block.iter().flat_map(|v| v.to_le_bytes()).collect();
+                    for chunk in data.chunks(CHUNK) {
+                        bytes.clear();
+                        bytes.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
                         w.write_all(&bytes).map_err(io_err(&path))?;
                     }
                 }
             }
             Encoder::Png { stream, sixteen } => {
-                let bytes: Vec<u8> = if *sixteen {
-                    data.iter()
-                        .flat_map(|&v| {
+                for chunk in data.chunks(CHUNK) {
+                    bytes.clear();
+                    if *sixteen {
+                        bytes.extend(chunk.iter().flat_map(|&v| {
                             (((normalize(v, range) * 65535.0).round()) as u16).to_be_bytes()
-                        })
-                        .collect()
-                } else {
-                    data.iter().map(|&v| gray8(v, range)).collect()
-                };
-                stream.write_all(&bytes).map_err(io_err(&path))?;
+                        }));
+                    } else {
+                        bytes.extend(chunk.iter().map(|&v| gray8(v, range)));
+                    }
+                    stream.write_all(&bytes).map_err(io_err(&path))?;
+                }
             }
-            Encoder::Exr(buffer) => buffer.extend_from_slice(data),
+            Encoder::Exr(buffer) => {
+                buffer.try_reserve(data.len()).map_err(|_| {
+                    Error::Limit(format!(
+                        "{}: no memory to buffer {} samples for the EXR encoder",
+                        path.display(),
+                        data.len()
+                    ))
+                })?;
+                buffer.extend_from_slice(data)
+            }
         }
         self.rows_written += (data.len() / width) as u64;
         Ok(())
@@ -306,6 +528,7 @@ impl StreamWriter {
         if result.is_err() {
             let _ = std::fs::remove_file(&self.tmp);
         }
+        forget_partial(&self.tmp);
         result
     }
 
@@ -328,16 +551,28 @@ impl StreamWriter {
                 })?;
                 File::open(&self.tmp).map_err(io_err(&path))?
             }
+            Encoder::Exr(buffer) if !self.channels.is_empty() => {
+                write_exr_channels(&self.tmp, &path, self.size, &self.channels, &buffer)?;
+                File::open(&self.tmp).map_err(io_err(&path))?
+            }
             Encoder::Exr(buffer) => {
                 let [w, h, d] = self.size;
                 let pixels: Vec<f32> = buffer.iter().flat_map(|&v| [v, v, v]).collect();
                 drop(buffer);
                 let img = image::Rgb32FImage::from_raw(w, h * d, pixels).expect("size matches");
+                // The encoder creates the file: under the lock an interrupt takes, so the
+                // interrupt finds it recorded (or this finds the process ending).
+                let mut p = partials();
+                if p.closed {
+                    return Err(interrupted());
+                }
+                p.paths.push(self.tmp.clone());
                 img.save_with_format(&self.tmp, image::ImageFormat::OpenExr)
                     .map_err(|e| Error::Encode {
                         path: path.display().to_string(),
                         message: e.to_string(),
                     })?;
+                drop(p);
                 File::open(&self.tmp).map_err(io_err(&path))?
             }
         };
@@ -359,13 +594,71 @@ impl Drop for StreamWriter {
             // Unfinished: leave nothing behind.
             self.encoder = None;
             let _ = std::fs::remove_file(&self.tmp);
+            forget_partial(&self.tmp);
         }
     }
+}
+
+/// Writes `data` (`size` samples of `channels.len()` numbers, channel fastest) to `tmp` as an
+/// OpenEXR file with one f32 channel per name, a volume's slices stacked vertically.
+fn write_exr_channels(
+    tmp: &Path,
+    path: &Path,
+    [w, h, d]: [u32; 3],
+    channels: &[String],
+    data: &[f32],
+) -> Result<()> {
+    use exr::prelude::{
+        AnyChannel, AnyChannels, Encoding, FlatSamples, Image, Layer, LayerAttributes, SmallVec,
+        WritableImage,
+    };
+    let n = channels.len();
+    let list: SmallVec<[AnyChannel<FlatSamples>; 4]> = channels
+        .iter()
+        .enumerate()
+        .map(|(c, name)| {
+            let samples = data.iter().skip(c).step_by(n).copied().collect();
+            AnyChannel::new(name.as_str(), FlatSamples::F32(samples))
+        })
+        .collect();
+    let layer = Layer::new(
+        (w as usize, (h * d) as usize),
+        LayerAttributes::default(),
+        Encoding::FAST_LOSSLESS,
+        AnyChannels::sort(list),
+    );
+    Image::from_layer(layer)
+        .write()
+        .to_file(tmp)
+        .map_err(|e| Error::Encode {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })
+}
+
+/// Writes `data` (`size` samples of `channels.len()` numbers each, channel fastest) to a
+/// multi-channel file (see [`StreamWriter::create_channels`]), atomically.
+pub fn write_channels(
+    path: &Path,
+    format: Format,
+    size: [u32; 3],
+    channels: &[&str],
+    data: &[f32],
+) -> Result<()> {
+    let mut writer = StreamWriter::create_channels(path, format, size, channels)?;
+    writer.write_rows(data)?;
+    writer.finish()
 }
 
 /// Whether `path` holds a whole file of `format` and `size`, as a finished bake leaves it
 /// (used by `--resume`): npy by its header and length, PNG by its header and IEND trailer.
 pub fn is_complete(path: &Path, format: Format, size: [u32; 3]) -> bool {
+    is_complete_channels(path, format, size, 1)
+}
+
+/// [`is_complete`] for a file of `channels` numbers per sample (see
+/// [`StreamWriter::create_channels`]).
+pub fn is_complete_channels(path: &Path, format: Format, size: [u32; 3], channels: usize) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
     };
@@ -375,13 +668,9 @@ pub fn is_complete(path: &Path, format: Format, size: [u32; 3]) -> bool {
     let [w, h, d] = size;
     match format {
         Format::Npy => {
-            let shape = if d > 1 {
-                vec![d as usize, h as usize, w as usize]
-            } else {
-                vec![h as usize, w as usize]
-            };
-            let header = npy_header(&shape);
-            let expected = header.len() as u64 + w as u64 * h as u64 * d as u64 * 4;
+            let header = npy_header(&npy_shape(size, channels));
+            let expected =
+                header.len() as u64 + w as u64 * h as u64 * d as u64 * 4 * channels.max(1) as u64;
             let mut start = vec![0u8; header.len()];
             meta.len() == expected
                 && File::open(path)
@@ -399,8 +688,16 @@ pub fn is_complete(path: &Path, format: Format, size: [u32; 3]) -> bool {
                 && bytes[20..24] == (h * d).to_be_bytes()
                 && bytes.ends_with(&[0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82])
         }
-        // Written atomically, so a file under the final name is whole.
-        Format::Exr => true,
+        // Written atomically, so a file under the final name is whole; its header says
+        // whether it has the size asked for (a volume's slices are stacked vertically).
+        Format::Exr => image::ImageReader::open(path)
+            .ok()
+            .and_then(|r| r.with_guessed_format().ok())
+            .filter(|r| r.format() == Some(image::ImageFormat::OpenExr))
+            .and_then(|r| r.into_dimensions().ok())
+            .is_some_and(|dims| {
+                u64::from(dims.0) == w as u64 && u64::from(dims.1) == h as u64 * d as u64
+            }),
     }
 }
 

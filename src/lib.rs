@@ -19,13 +19,16 @@
 //! # The public surface
 //!
 //! - At the crate root: the graph ([`NoiseGraph`], [`GraphBuilder`], [`NodeBuilder`],
-//!   [`View`], [`Plan`], [`PlanOptions`]), the results ([`Field`]), the executors
+//!   [`View`], [`Plan`], [`PlanOptions`]), the results ([`Field`]; with exact gradients,
+//!   [`GradientField`], and flows, [`VectorField`]: see [`Executor::bake_gradient`] and
+//!   [`Executor::bake_curl`]; [`FieldForm`] says which a run writes), the executors
 //!   ([`Executor`], [`Backend`], [`GpuContext`], [`RunOptions`]), embedding in a renderer
 //!   ([`CompiledGraph`], [`NodeParam`], [`TargetView`], [`DeviceRequirements`],
 //!   [`NormalMapPass`], [`AnalyticNormalPass`]) and the errors ([`Error`], [`Result`],
 //!   [`GraphErrors`], [`GraphIssue`], [`TargetProblem`], [`MissingLimit`]).
 //! - Modules: [`graph`] (nodes and plans), [`gpu`] (the GPU executor and the recordable
-//!   passes), [`engine`] (the CPU reference path and backend choice), [`parity`] (GPU
+//!   passes), [`engine`] (the CPU reference path and backend choice), [`curl`] (divergence-free
+//!   flows from gradients), [`parity`] (GPU
 //!   against CPU, stage by stage), [`presets`] (the embedded example graphs), and, behind
 //!   features, `export` (PNG, EXR and `.npy` writers) and `analysis` (statistics and power
 //!   spectra).
@@ -36,7 +39,7 @@
 //!
 //! - `cli` (default): the `noisegraph` command-line tool's dependencies (clap, indicatif,
 //!   font8x8), plus `export` and `analysis`.
-//! - `export`: the `export` module (png, image).
+//! - `export`: the `export` module (png, image, exr).
 //! - `analysis`: the `analysis` module (rustfft).
 //!
 //! A renderer embedding the engine depends on it with `default-features = false`: the engine
@@ -52,6 +55,7 @@ pub mod analysis;
 pub mod cache;
 #[doc(hidden)]
 pub mod cpu;
+pub mod curl;
 pub mod engine;
 mod error;
 #[cfg(feature = "export")]
@@ -62,6 +66,7 @@ pub mod family;
 mod field;
 pub mod gpu;
 pub mod graph;
+pub mod memory;
 pub mod parity;
 pub mod presets;
 #[doc(hidden)]
@@ -69,7 +74,7 @@ pub mod tiling;
 
 pub use engine::{Backend, Executor};
 pub use error::{Error, GraphErrors, GraphIssue, MissingLimit, Result, TargetProblem};
-pub use field::Field;
+pub use field::{Field, FieldForm, GradientField, VectorField};
 pub use gpu::{
     AnalyticNormalPass, CompiledGraph, DeviceRequirements, GpuContext, NodeParam, NormalMapPass,
     RunOptions, TargetView,

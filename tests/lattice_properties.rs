@@ -21,9 +21,11 @@ fn cellular(dims: u32, ret: &str, metric: &str, jitter: f64) -> Vec<f32> {
     } else {
         View::volume(40, 30, 12)
     };
+    let offset = [0.3, -1.7, 0.9][..dims as usize].to_vec();
     bake(
         json!({"type": "cellular", "dims": dims, "return": ret, "metric": metric,
-               "jitter": jitter, "frequency": 9.3, "offset": [0.3, -1.7, 0.9]}),
+               "jitter": jitter, "frequency": 9.3,
+               "offset": offset}),
         &view,
     )
 }
@@ -225,7 +227,7 @@ fn tileable_output_wraps_at_the_image_edge() {
             for period in [3, 5] {
                 let data = bake(
                     json!({"type": family, "dims": dims, "frequency": period, "period": period,
-                           "offset": [0.0, 0.0, 0.0]}),
+                           "offset": vec![0.0; dims as usize]}),
                     &view,
                 );
                 for axis in 0..dims as usize {
@@ -273,11 +275,11 @@ fn range_of(node: serde_json::Value) -> (f32, f32) {
 fn simplex_and_opensimplex2_stay_in_range() {
     let mut nodes = Vec::new();
     for dims in [2, 3, 4] {
-        nodes.push(json!({"type": "simplex", "dims": dims, "frequency": [211.3, 197.9], "z": 3.3, "w": 7.1}));
+        nodes.push(json!({"type": "simplex", "dims": dims, "frequency": axes(&[211.3, 197.9], dims), "z": 3.3, "w": 7.1}));
         for variant in ["fast", "smooth"] {
             nodes.push(
                 json!({"type": "opensimplex2", "variant": variant, "dims": dims,
-                              "frequency": [211.3, 197.9], "z": 3.3, "w": 7.1}),
+                              "frequency": axes(&[211.3, 197.9], dims), "z": 3.3, "w": 7.1}),
             );
         }
     }
@@ -575,14 +577,15 @@ fn gradient_families_are_continuous() {
         .iter()
         .map(|n| {
             let mut n = n.clone();
-            n["offset"] = json!([1.0e6, -2.5e5]);
+            let dims = n["dims"].as_u64().unwrap() as usize;
+            n["offset"] = json!([1.0e6, -2.5e5, 0.0, 0.0][..dims]);
             n["z"] = json!(3.0e5);
             n["w"] = json!(-7.0e5);
             n
         })
         .collect();
     nodes.extend(far);
-    nodes.push(json!({"type": "cellular", "dims": 3, "frequency": 4.0, "offset": [1.0e6, -2.5e5], "z": 3.0e5}));
+    nodes.push(json!({"type": "cellular", "dims": 3, "frequency": 4.0, "offset": [1.0e6, -2.5e5, 0.0], "z": 3.0e5}));
     for node in nodes {
         let data = bake(node.clone(), &View::image(1024, 1024));
         let step = largest_step(&data, 1024);
@@ -900,4 +903,117 @@ fn points_samplers_equal_point_samplers_bit_for_bit() {
     // value and Perlin (2D and 3D, three fades, a period; Perlin also random gradients) and
     // simplex (2D and 3D, both falloffs).
     assert!(checked >= 20, "points samplers checked: {checked}");
+}
+
+#[test]
+fn gradient_row_and_points_samplers_equal_the_point_gradient_sampler_bit_for_bit() {
+    // A family's vectorized gradient samplers (rows of an unwarped stage, points of a warped
+    // one) must return exactly the value and derivatives of its point gradient sampler, on
+    // every parameter choice, with and without a period, near and far from the origin.
+    use noisegraph::family::{GradSamples, NoiseGrad, SamplePoints, SampleRow};
+    let mut state = 0x27D4_EB2Fu32;
+    let mut next = || {
+        state = noisegraph::cpu::hash::pcg(state);
+        state
+    };
+    let extras = [
+        json!({}),
+        json!({"fade": "cubic"}),
+        json!({"fade": "linear"}),
+        json!({"fade": "linear", "gradients": "random"}),
+        json!({"period": 8}),
+    ];
+    let same = |a: NoiseGrad, b: NoiseGrad| {
+        a.value.to_bits() == b.value.to_bits()
+            && a.d
+                .iter()
+                .zip(&b.d)
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+    };
+    let (mut rows_checked, mut points_checked) = (0, 0);
+    for (family, dims, extra, stage, u) in one_node_stages(13, &extras) {
+        let params = &stage.source.params;
+        let aux: std::sync::Arc<[f32]> = stage.aux_data(13).unwrap_or_default().into();
+        let Some(point) = family.cpu_grad_sampler(dims, params, u.family, aux) else {
+            assert!(family
+                .cpu_grad_row_sampler(dims, params, u.family)
+                .is_none());
+            assert!(family
+                .cpu_grad_points_sampler(dims, params, u.family)
+                .is_none());
+            continue;
+        };
+        let label = format!("{} {dims}D {extra}", family.name());
+        let mut out = GradSamples::default();
+        if let Some(rows) = family.cpu_grad_row_sampler(dims, params, u.family) {
+            for _ in 0..100 {
+                let big = (next() % 3) as i32 - 1;
+                let row = SampleRow {
+                    cell: [
+                        big * 1_000_000 + (next() % 64) as i32,
+                        -((next() % 50_000) as i32),
+                        (next() % 9) as i32,
+                        0,
+                    ],
+                    local: [
+                        (next() % 4096) as f32 / 512.0 - 4.0,
+                        (next() % 4096) as f32 / 1024.0,
+                        (next() % 100) as f32 / 64.0,
+                        0.0,
+                    ],
+                    step_x: (next() % 1000 + 1) as f32 / 4096.0,
+                    first_x: next() % 3000,
+                    seed: next(),
+                    period: u.octaves[0].period,
+                };
+                out.resize(1 + (next() % 77) as usize);
+                rows(&row, &mut out);
+                for i in 0..out.len() {
+                    let expected = point(&row.point(i));
+                    assert!(
+                        same(out.get(i), expected),
+                        "{label}: sample {i} of {row:?}: row {:?}, point {expected:?}",
+                        out.get(i)
+                    );
+                }
+            }
+            rows_checked += 1;
+        }
+        if let Some(points) = family.cpu_grad_points_sampler(dims, params, u.family) {
+            for _ in 0..100 {
+                let n = 1 + (next() % 77) as usize;
+                let scale = [1.0f32, 64.0, 4096.0][(next() % 3) as usize];
+                let local: Vec<Vec<f32>> = (0..4)
+                    .map(|_| {
+                        (0..n)
+                            .map(|_| ((next() % 65536) as f32 / 32768.0 - 1.0) * scale)
+                            .collect()
+                    })
+                    .collect();
+                let pts = SamplePoints {
+                    cell: [(next() % 64) as i32, -((next() % 50_000) as i32), 3, 0],
+                    local: [&local[0], &local[1], &local[2], &local[3]],
+                    seed: next(),
+                    period: u.octaves[0].period,
+                };
+                out.resize(n);
+                points(&pts, &mut out);
+                for i in 0..n {
+                    let expected = point(&pts.point(i));
+                    assert!(
+                        same(out.get(i), expected),
+                        "{label}: point {i}: {:?} against {expected:?}",
+                        out.get(i)
+                    );
+                }
+            }
+            points_checked += 1;
+        }
+    }
+    // value and Perlin (2D and 3D, three fades, a period; Perlin also random gradients) and
+    // simplex (2D and 3D).
+    assert!(
+        rows_checked >= 20 && points_checked >= 20,
+        "gradient samplers checked: {rows_checked} row, {points_checked} points"
+    );
 }

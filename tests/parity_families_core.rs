@@ -22,7 +22,7 @@ fn perlin_parity() {
         for fade in ["linear", "cubic", "quintic"] {
             for gradients in ["improved", "random"] {
                 assert_parity_node(
-                    json!({"type": "perlin", "frequency": [9.1, 5.7], "dims": dims, "z": 1.61,
+                    json!({"type": "perlin", "frequency": axes(&[9.1, 5.7], dims), "dims": dims, "z": 1.61,
                            "fade": fade, "gradients": gradients}),
                     &format!("perlin {dims}D {fade} {gradients}"),
                 );
@@ -35,7 +35,7 @@ fn perlin_parity() {
 fn simplex_parity() {
     for dims in [2, 3] {
         assert_parity_node(
-            json!({"type": "simplex", "frequency": 11.0, "dims": dims, "z": 0.73, "offset": [0.25, -3.5]}),
+            json!({"type": "simplex", "frequency": 11.0, "dims": dims, "z": 0.73, "offset": axes(&[0.25, -3.5], dims)}),
             &format!("simplex {dims}D"),
         );
     }

@@ -18,7 +18,7 @@ fn simplex_classic_falloff_parity() {
     for dims in [3, 4] {
         assert_parity_node(
             json!({"type": "simplex", "falloff": "classic", "frequency": 9.0, "dims": dims,
-                   "z": 0.73, "w": 0.41, "offset": [0.25, -3.5]}),
+                   "z": 0.73, "w": 0.41, "offset": axes(&[0.25, -3.5], dims)}),
             &format!("simplex {dims}D classic"),
         );
     }
@@ -29,8 +29,8 @@ fn opensimplex2_parity() {
     for dims in [2, 3, 4] {
         for variant in ["fast", "smooth"] {
             assert_parity_node(
-                json!({"type": "opensimplex2", "variant": variant, "frequency": [9.7, 6.3], "dims": dims,
-                       "z": 0.37, "w": 1.9, "offset": [0.5, -2.25]}),
+                json!({"type": "opensimplex2", "variant": variant, "frequency": axes(&[9.7, 6.3], dims), "dims": dims,
+                       "z": 0.37, "w": 1.9, "offset": axes(&[0.5, -2.25], dims)}),
                 &format!("opensimplex2 {dims}D {variant}"),
             );
         }
@@ -43,7 +43,7 @@ fn opensimplex2_far_from_the_origin_parity() {
         for variant in ["fast", "smooth"] {
             assert_parity_node(
                 json!({"type": "opensimplex2", "variant": variant, "frequency": 6.0, "dims": dims,
-                       "z": 3.0e5, "w": -7.0e5, "offset": [1.0e6, -2.5e5]}),
+                       "z": 3.0e5, "w": -7.0e5, "offset": axes(&[1.0e6, -2.5e5], dims)}),
                 &format!("opensimplex2 {dims}D {variant} far"),
             );
         }
@@ -57,7 +57,7 @@ fn cellular_parity() {
             for metric in ["euclidean", "euclidean_squared", "manhattan", "chebyshev"] {
                 assert_parity_node(
                     json!({"type": "cellular", "return": ret, "metric": metric, "jitter": 0.85,
-                           "frequency": [7.3, 5.1], "dims": dims, "z": 0.61}),
+                           "frequency": axes(&[7.3, 5.1], dims), "dims": dims, "z": 0.61}),
                     &format!("cellular {dims}D {ret} {metric}"),
                 );
             }
@@ -71,7 +71,7 @@ fn tileable_parity() {
         for family in ["value", "perlin", "cellular"] {
             assert_parity_node(
                 json!({"type": family, "frequency": 6.0, "period": 6, "dims": dims, "z": 0.4,
-                       "offset": [-3.0, 7.5]}),
+                       "offset": axes(&[-3.0, 7.5], dims)}),
                 &format!("{family} {dims}D period 6"),
             );
         }

@@ -1,12 +1,13 @@
 //! Specialized kernels (octave parameters compiled in, `RunOptions::specialize`) compute what
 //! the generic kernels compute (the same operations on the same numbers; constant folding may
-//! round one differently by an ulp), are compiled from the second run of the same numbers
-//! under the default policy, stay bounded in number, and never serve a `CompiledGraph`.
+//! round one differently by an ulp), are chosen by the default policy from the job alone (a
+//! large job on a CPU adapter), never from run history, stay bounded in number, and never
+//! serve a `CompiledGraph`.
 
 mod common;
 use std::sync::Arc;
 
-use noisegraph::gpu::{Specialize, MAX_SPECIALIZED, SPECIALIZE_FIRST_RUN_WORK};
+use noisegraph::gpu::{Specialize, MAX_SPECIALIZED, SPECIALIZE_MIN_WORK};
 use noisegraph::{CompiledGraph, GpuContext, NoiseGraph, Plan, RunOptions, View};
 use serde_json::json;
 
@@ -139,7 +140,7 @@ fn specialized_kernels_compute_what_generic_kernels_compute() {
 }
 
 #[test]
-fn the_default_policy_specializes_from_the_second_run() {
+fn the_default_policy_does_not_depend_on_run_history() {
     let Some(ctx) = fresh() else { return };
     let graph = fbm(
         json!({"id": "n", "type": "perlin", "frequency": 4}),
@@ -149,35 +150,32 @@ fn the_default_policy_specializes_from_the_second_run() {
     let plan = Plan::new(&graph, None).unwrap();
     let view = View::image(50, 30);
     let first = ctx.run(&plan, &view, &RunOptions::default()).unwrap();
-    assert_eq!(
-        ctx.pipelines().specialized_len(),
-        0,
-        "a first run is generic"
-    );
-    let generic_creations = ctx.pipeline_creations();
-    let second = ctx.run(&plan, &view, &RunOptions::default()).unwrap();
-    assert_eq!(ctx.pipelines().specialized_len(), 1);
-    assert_eq!(ctx.pipeline_creations(), generic_creations + 1);
-    assert_eq!(first.data, second.data);
-    ctx.run(&plan, &view, &RunOptions::default()).unwrap();
-    assert_eq!(
-        ctx.pipeline_creations(),
-        generic_creations + 1,
-        "a third run reuses the specialized kernel"
-    );
-    // Another origin is other numbers: generic first again, no new generic pipeline.
+    let creations = ctx.pipeline_creations();
+    // A small job stays generic however often it runs: repeats compile nothing and give the
+    // same bits.
+    for _ in 0..3 {
+        let again = ctx.run(&plan, &view, &RunOptions::default()).unwrap();
+        assert_eq!(again.data, first.data);
+    }
+    assert_eq!(ctx.pipelines().specialized_len(), 0);
+    assert_eq!(ctx.pipeline_creations(), creations);
+    // Another origin is other numbers, and the same generic pipeline.
     let moved = view.with_origin([3.0, 4.0, 0.0]);
     ctx.run(&plan, &moved, &RunOptions::default()).unwrap();
-    assert_eq!(ctx.pipeline_creations(), generic_creations + 1);
-    // Never: no specialized kernel however often.
-    for _ in 0..3 {
-        ctx.run(&plan, &moved, &options(Specialize::Never)).unwrap();
-    }
+    assert_eq!(ctx.pipeline_creations(), creations);
+    // Always: specialized from the first run, and the same kernel again on repeats.
+    ctx.run(&plan, &moved, &options(Specialize::Always))
+        .unwrap();
+    let with_specialized = ctx.pipeline_creations();
+    assert_eq!(with_specialized, creations + 1);
+    ctx.run(&plan, &moved, &options(Specialize::Always))
+        .unwrap();
+    assert_eq!(ctx.pipeline_creations(), with_specialized);
     assert_eq!(ctx.pipelines().specialized_len(), 1);
 }
 
 #[test]
-fn large_first_runs_on_cpu_adapters_specialize_at_once() {
+fn large_jobs_on_cpu_adapters_specialize_from_their_first_run() {
     let Some(ctx) = fresh() else { return };
     let cpu_adapter = ctx.adapter_info().device_type == wgpu::DeviceType::Cpu;
     // 16 octaves: 2048 x 2048 is exactly the threshold, one row less is under it.
@@ -188,20 +186,20 @@ fn large_first_runs_on_cpu_adapters_specialize_at_once() {
     );
     let plan = Plan::new(&graph, None).unwrap();
     let under = View::image(2048, 2047);
-    assert!(under.pixel_count() * 16 < SPECIALIZE_FIRST_RUN_WORK);
+    assert!(under.pixel_count() * 16 < SPECIALIZE_MIN_WORK);
     ctx.run(&plan, &under, &RunOptions::default()).unwrap();
     assert_eq!(
         ctx.pipelines().specialized_len(),
         0,
-        "a first run under the threshold is generic"
+        "a job under the threshold is generic"
     );
     let at = View::image(2048, 2048);
-    assert_eq!(at.pixel_count() * 16, SPECIALIZE_FIRST_RUN_WORK);
+    assert_eq!(at.pixel_count() * 16, SPECIALIZE_MIN_WORK);
     let first = ctx.run(&plan, &at, &RunOptions::default()).unwrap();
     assert_eq!(
         ctx.pipelines().specialized_len(),
         usize::from(cpu_adapter),
-        "on {}: a first run at the threshold is specialized only on a CPU adapter",
+        "on {}: a job at the threshold is specialized only on a CPU adapter",
         ctx.describe()
     );
     let generic = ctx.run(&plan, &at, &options(Specialize::Never)).unwrap();

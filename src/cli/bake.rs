@@ -7,17 +7,21 @@ use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use noisegraph::export::{is_complete, write_field, write_normal_map, Format, StreamWriter};
+use noisegraph::export::{
+    is_complete, is_complete_channels, remove_stale_partials, write_channels, write_field,
+    write_normal_map, Format, StreamWriter,
+};
 use noisegraph::gpu::{
-    analytic_chain, analytic_normal_map, analytic_normal_map_cpu, normal_map_cpu, NormalMapFormat,
+    analytic_normal_map, analytic_normal_map_cpu, analytic_plan, normal_map_cpu, NormalMapFormat,
     NormalMapOptions,
 };
+use noisegraph::graph::gradient_plan;
 use noisegraph::tiling::{Shard, TileGrid};
 use noisegraph::{Backend, Executor, NoiseGraph, Plan, RunOptions, View};
 
 use super::job::{
-    check_job, extension, job_from_entry, parse_format, parse_normalize, view_from, Defaults,
-    GraphSource, Job,
+    check_inside, check_job, extension, job_from_entry, parse_format, parse_normalize, view_from,
+    Defaults, GraphSource, Job,
 };
 use super::Failure;
 
@@ -30,8 +34,6 @@ pub const AUTO_TILE: u32 = 1024;
 /// row bands of about half as many, each written while the next is baked: writing and the
 /// disk's work overlap the generation instead of following it.
 pub const CPU_BAND_PIXELS: u64 = 1 << 22;
-/// Exit codes of a batch count failed jobs, up to this.
-pub const MAX_FAILURE_EXIT: usize = 125;
 
 #[derive(Args)]
 pub struct BakeArgs {
@@ -39,8 +41,20 @@ pub struct BakeArgs {
     /// --manifest), -o is the output folder and each graph writes <stem>.<ext> there.
     pub graphs: Vec<PathBuf>,
     /// Output file (one graph) or output folder (several graphs, or a manifest).
-    #[arg(short, long)]
+    #[arg(short = 'o', long = "out", value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// What to bake: `value` (the field), `gradient` (value and exact gradient: npy
+    /// (H, W, 3) = value, d/dx, d/dy, or (D, H, W, 4) with d/dz for a volume; exr channels
+    /// value, gradient.x, gradient.y[, gradient.z]) or `curl` (a divergence-free flow: npy
+    /// (H, W, 2) = (d/dy, -d/dx), or (D, H, W, 3) for a volume, the curl of three decorrelated
+    /// copies of the graph; exr channels curl.x, curl.y[, curl.z]). Gradient and curl are
+    /// written as npy or exr only.
+    #[arg(
+        long = "output",
+        value_name = "value|gradient|curl",
+        default_value = "value"
+    )]
+    pub quantity: String,
     /// A JSON list of jobs: {"graph" or "preset", "output", "size", "origin", "extent",
     /// "node", "format", "normalize", "tile", "stitch"}; missing fields take the flags' values.
     #[arg(long)]
@@ -49,7 +63,7 @@ pub struct BakeArgs {
     #[arg(long)]
     pub preset: Option<String>,
     /// Size in pixels: WxH, or WxHxD for a volume.
-    #[arg(long, default_value = "512x512")]
+    #[arg(long, default_value = "512x512", allow_hyphen_values = true)]
     pub size: String,
     /// auto: a GPU adapter when there is one, else the CPU path; gpu; cpu.
     #[arg(long, default_value = "auto")]
@@ -64,20 +78,20 @@ pub struct BakeArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub origin: Option<String>,
     /// Extent of the baked region: EX[,EY[,EZ]] (default 1 on each axis).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub extent: Option<String>,
     /// PNG value mapping: `range` (the node's documented range) or `minmax` (of the data).
     #[arg(long, default_value = "range")]
     pub normalize: String,
     /// Cut the output into N x N-pixel tiles, one file each (<stem>_r<row>_c<col>.<ext>).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = parse_tile)]
     pub tile: Option<u32>,
     /// With --tile: write the tiles into one file (streamed row band by row band).
     #[arg(long)]
     pub stitch: bool,
     /// Bake only share I of N (0 <= I < N) of the work units (tiles written to their own
     /// files, or whole outputs), e.g. --shard $SLURM_ARRAY_TASK_ID/$N.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
     /// Skip outputs (and tiles) that already exist whole.
     #[arg(long)]
@@ -92,6 +106,38 @@ pub struct BakeArgs {
     /// With --normal-map: the surface is z = height_scale * value, x and y in view units.
     #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub height_scale: f32,
+}
+
+/// `--tile N`: a whole number of pixels, at least 1.
+fn parse_tile(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<i64>() {
+        Ok(n) if (1..=u32::MAX as i64).contains(&n) => Ok(n as u32),
+        _ => Err(format!(
+            "the tile size must be a whole number of pixels from 1 to {} (got '{text}')",
+            u32::MAX
+        )),
+    }
+}
+
+/// Steepest surface slope a normal map may have: the normal's f32 arithmetic squares it.
+const MAX_SLOPE: f64 = 1e18;
+
+/// `--height-scale`: finite, and small enough that the steepest slope the node's documented
+/// range allows over one pixel (|height scale| x range span / pixel spacing) stays under
+/// [`MAX_SLOPE`], so the normal stays finite.
+fn check_height_scale(height_scale: f32, range: (f32, f32), view: &View) -> Result<(), Failure> {
+    let scale = f64::from(height_scale);
+    let span = f64::from(range.1) - f64::from(range.0);
+    let spacing =
+        (view.extent[0] / f64::from(view.size[0])).min(view.extent[1] / f64::from(view.size[1]));
+    let slope = scale.abs() * span / spacing;
+    let steep = slope.is_nan() || slope > MAX_SLOPE;
+    if !scale.is_finite() || steep {
+        return Err(Failure::bad_input(format!(
+            "--height-scale: {height_scale} gives slopes up to {slope:e} (height scale x value span {span} / pixel spacing {spacing:e}), over the limit {MAX_SLOPE:e}"
+        )));
+    }
+    Ok(())
 }
 
 /// How `--normal-map` differentiates the field.
@@ -111,6 +157,45 @@ fn parse_normal_mode(text: &str) -> Result<NormalMode, Failure> {
     }
 }
 
+/// What a bake writes per pixel (`--output`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quantity {
+    Value,
+    Gradient,
+    Curl,
+}
+
+fn parse_quantity(text: &str) -> Result<Quantity, Failure> {
+    match text {
+        "value" => Ok(Quantity::Value),
+        "gradient" => Ok(Quantity::Gradient),
+        "curl" => Ok(Quantity::Curl),
+        other => Err(Failure::bad_input(format!(
+            "--output: unknown output '{other}' (value, gradient, curl)"
+        ))),
+    }
+}
+
+impl Quantity {
+    fn name(self) -> &'static str {
+        match self {
+            Quantity::Value => "value",
+            Quantity::Gradient => "gradient",
+            Quantity::Curl => "curl",
+        }
+    }
+    /// The channel names of a multi-channel output for an image or a volume.
+    fn channels(self, volume: bool) -> &'static [&'static str] {
+        match (self, volume) {
+            (Quantity::Value, _) => &[],
+            (Quantity::Gradient, false) => &["value", "gradient.x", "gradient.y"],
+            (Quantity::Gradient, true) => &["value", "gradient.x", "gradient.y", "gradient.z"],
+            (Quantity::Curl, false) => &["curl.x", "curl.y"],
+            (Quantity::Curl, true) => &["curl.x", "curl.y", "curl.z"],
+        }
+    }
+}
+
 /// What a batch did, for the summary line.
 #[derive(Default)]
 struct Tally {
@@ -124,6 +209,8 @@ struct Tally {
 struct Runner {
     backend: Backend,
     executor: Option<Executor>,
+    /// What every job bakes (`--output`).
+    quantity: Quantity,
     shard: Option<Shard>,
     resume: bool,
     tally: Tally,
@@ -140,6 +227,13 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
     parse_normalize(&args.normalize)?;
     if let Some(f) = &args.format {
         parse_format(f)?;
+    }
+    let quantity = parse_quantity(&args.quantity)?;
+    if quantity != Quantity::Value && args.normal_map.is_some() {
+        return Err(Failure::bad_input(format!(
+            "--output {}: not with --normal-map (a normal map is its own output)",
+            quantity.name()
+        )));
     }
     let defaults = Defaults {
         size: args.size.clone(),
@@ -159,6 +253,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
     let mut runner = Runner {
         backend,
         executor: None,
+        quantity,
         shard,
         resume: args.resume,
         tally: Tally::default(),
@@ -180,7 +275,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         let output = args
             .output
             .clone()
-            .ok_or_else(|| Failure::bad_input("-o/--output: required (the output file)"))?;
+            .ok_or_else(|| Failure::bad_input("-o/--out: required (the output file)"))?;
         let job = single_job(sources.remove(0), output, &defaults)?;
         runner.bake_normal_map(&job, mode, args.height_scale)?;
         runner.summary(0, start);
@@ -192,7 +287,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         let output = args
             .output
             .clone()
-            .ok_or_else(|| Failure::bad_input("-o/--output: required (the output file)"))?;
+            .ok_or_else(|| Failure::bad_input("-o/--out: required (the output file)"))?;
         let job = single_job(sources.remove(0), output, &defaults)?;
         if let Some(parent) = job.output.parent().filter(|p| !p.as_os_str().is_empty()) {
             if !parent.is_dir() {
@@ -217,16 +312,19 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         ));
     }
 
-    // A batch: every job's failure is reported and counted; the others still run.
+    // A batch: every job's failure is reported and counted; the others still run. Nothing is
+    // created before the manifest is read: a bad one fails with no output folder made.
     let out_dir = args.output.clone();
     if args.manifest.is_none() && out_dir.is_none() {
         return Err(Failure::bad_input(
-            "-o/--output: required (the output folder, with several graphs)",
+            "-o/--out: required (the output folder, with several graphs)",
         ));
     }
-    if let Some(dir) = &out_dir {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Failure::bad_input(format!("output folder {}: {e}", dir.display())))?;
+    if let Some(dir) = out_dir.as_deref().filter(|d| d.exists() && !d.is_dir()) {
+        return Err(Failure::bad_input(format!(
+            "output folder {}: exists and is not a folder",
+            dir.display()
+        )));
     }
     let mut jobs: Vec<(String, Result<Job, Failure>)> = Vec::new();
     for source in sources {
@@ -243,8 +341,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         jobs.push((label, job));
     }
     if let Some(manifest) = &args.manifest {
-        let text = std::fs::read_to_string(manifest)
-            .map_err(|e| Failure::bad_input(format!("manifest {}: {e}", manifest.display())))?;
+        let text = super::read_input_file("manifest", manifest)?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| Failure::bad_input(format!("manifest {}: {e}", manifest.display())))?;
         let entries = value.as_array().ok_or_else(|| {
@@ -274,6 +371,9 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
             message: f.message.clone(),
         });
         let result = result.and_then(|job| {
+            if let Some(dir) = &out_dir {
+                check_inside(dir, &job.output)?;
+            }
             if let Some(parent) = job.output.parent().filter(|p| !p.as_os_str().is_empty()) {
                 std::fs::create_dir_all(parent).map_err(|e| {
                     Failure::bad_input(format!("output folder {}: {e}", parent.display()))
@@ -288,7 +388,11 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         }
     }
     runner.summary(failed, start);
-    Ok(failed.min(MAX_FAILURE_EXIT) as i32)
+    Ok(if failed > 0 {
+        super::EXIT_JOBS_FAILED
+    } else {
+        super::EXIT_OK
+    })
 }
 
 /// The job of one graph (file or preset) baked to `output` with the flags' settings.
@@ -378,6 +482,7 @@ impl Runner {
                 view.size[2]
             )));
         }
+        check_height_scale(height_scale, graph.range_of(&target), &view)?;
         let options = NormalMapOptions {
             format: NormalMapFormat::Rgba32Float,
             height_scale,
@@ -385,7 +490,7 @@ impl Runner {
         };
         if mode == NormalMode::Analytic {
             // Refuse before opening a device.
-            analytic_chain(&graph, Some(&target))?;
+            analytic_plan(&graph, Some(&target))?;
         }
         let start = Instant::now();
         let normals = match (mode, self.executor()?) {
@@ -428,6 +533,9 @@ impl Runner {
     fn run_job(&mut self, job: &Job, units: &[usize]) -> Result<(), Failure> {
         let graph = job.source.load()?;
         let target = job.node.as_deref().unwrap_or(&graph.output).to_string();
+        if self.quantity != Quantity::Value {
+            return self.run_channels_job(job, units, &graph, &target);
+        }
         let plan = Plan::new(&graph, Some(&target))?;
         plan.check_view(&job.view)?;
         let range_of = |graph: &NoiseGraph| graph.range_of(&target);
@@ -443,6 +551,9 @@ impl Runner {
                 let tile = grid.tile(u);
                 let path = job.tile_path(&grid, tile.row, tile.column);
                 let view = tile.view(&job.view);
+                if self.resume {
+                    remove_stale_partials(&path);
+                }
                 if self.resume && is_complete(&path, job.format, view.size) {
                     skipped += 1;
                 } else {
@@ -473,6 +584,9 @@ impl Runner {
             return Ok(());
         }
 
+        if self.resume {
+            remove_stale_partials(&job.output);
+        }
         if self.resume && is_complete(&job.output, job.format, job.view.size) {
             self.tally.skipped += 1;
             eprintln!(
@@ -639,6 +753,151 @@ impl Runner {
             bar.inc(field.data.len() as u64);
         }
         Ok(band)
+    }
+
+    /// Bakes a tile or a whole view as the job's multi-channel quantity: the numbers of
+    /// every pixel, channel fastest.
+    fn bake_channels(&mut self, plan: &Plan, view: &View) -> Result<Vec<f32>, Failure> {
+        let start = Instant::now();
+        let options = RunOptions::default();
+        let quantity = self.quantity;
+        let executor = self.executor()?;
+        let data = match quantity {
+            Quantity::Gradient => {
+                let channels = if view.is_volume() { 4 } else { 3 };
+                executor
+                    .run_gradient(plan, view, &options)?
+                    .interleaved(channels)
+            }
+            Quantity::Curl => executor.run_curl(plan, view, &options)?.data,
+            Quantity::Value => executor.run(plan, view, &options)?.data,
+        };
+        self.tally.seconds += start.elapsed().as_secs_f64();
+        self.tally.pixels += view.pixel_count();
+        Ok(data)
+    }
+
+    /// A job baking `--output gradient` or `curl`: whole, in tiles written to their own files,
+    /// or in tiles streamed into one file (npy; EXR is buffered), like value jobs.
+    fn run_channels_job(
+        &mut self,
+        job: &Job,
+        units: &[usize],
+        graph: &NoiseGraph,
+        target: &str,
+    ) -> Result<(), Failure> {
+        let name = self.quantity.name();
+        if matches!(job.format, Format::Png | Format::Png16) {
+            return Err(Failure::bad_input(format!(
+                "--output {name}: writes .npy or .exr (signed numbers in several channels; a PNG holds one channel mapped from a range), not {}",
+                job.format.name()
+            )));
+        }
+        let plan = gradient_plan(graph, Some(target))?;
+        plan.check_view(&job.view)?;
+        let channels = self.quantity.channels(job.view.is_volume());
+        if job.per_tile_files() {
+            let grid = job.grid().expect("per-tile jobs have a grid");
+            let (mut written, mut skipped) = (0, 0);
+            for &u in units {
+                let tile = grid.tile(u);
+                let path = job.tile_path(&grid, tile.row, tile.column);
+                let view = tile.view(&job.view);
+                if self.resume && is_complete_channels(&path, job.format, view.size, channels.len())
+                {
+                    skipped += 1;
+                    continue;
+                }
+                let data = self.bake_channels(&plan, &view)?;
+                write_channels(&path, job.format, view.size, channels, &data)?;
+                written += 1;
+            }
+            self.tally.written += written;
+            self.tally.skipped += skipped;
+            eprintln!(
+                "noisegraph: {}: {written} {name} tile(s) of {} written, {skipped} already there",
+                job.label,
+                grid.count()
+            );
+            return Ok(());
+        }
+        if self.resume
+            && is_complete_channels(&job.output, job.format, job.view.size, channels.len())
+        {
+            self.tally.skipped += 1;
+            eprintln!(
+                "noisegraph: {}: {} already there, skipped",
+                job.label,
+                job.output.display()
+            );
+            return Ok(());
+        }
+        let [w, h, _] = job.view.size;
+        let grid = match job.grid() {
+            Some(g) => Some(g),
+            None if job.view.is_volume() => None,
+            None => {
+                let max = self.max_dimension()?;
+                (job.view.pixel_count() > AUTO_TILE_PIXELS || w > max || h > max).then(|| {
+                    let tile_h = ((1u64 << 26) / w as u64).clamp(16, AUTO_TILE as u64) as u32;
+                    TileGrid::with_tile_size([w, h], [AUTO_TILE.min(max), tile_h.min(max)])
+                })
+            }
+        };
+        match &grid {
+            None => {
+                let data = self.bake_channels(&plan, &job.view)?;
+                write_channels(&job.output, job.format, job.view.size, channels, &data)?;
+            }
+            Some(grid) => {
+                let bar = progress_bar(job.view.pixel_count(), &job.label);
+                let n = channels.len();
+                let row = w as usize * n;
+                let mut writer = StreamWriter::create_channels(
+                    &job.output,
+                    job.format,
+                    job.view.size,
+                    channels,
+                )?;
+                let mut band: Vec<f32> = Vec::new();
+                for r in 0..grid.rows() {
+                    let mut band_height = 0usize;
+                    for column in 0..grid.columns() {
+                        let tile = grid.tile((r * grid.columns() + column) as usize);
+                        let data = self.bake_channels(&plan, &tile.view(&job.view))?;
+                        let (tw, th) = (tile.size[0] as usize * n, tile.size[1] as usize);
+                        if band_height == 0 {
+                            band_height = th;
+                            band.clear();
+                            band.resize(row * th, 0.0);
+                        }
+                        let x0 = tile.offset[0] as usize * n;
+                        for (y, line) in data.chunks_exact(tw).enumerate() {
+                            band[y * row + x0..y * row + x0 + tw].copy_from_slice(line);
+                        }
+                        bar.inc((tile.size[0] * tile.size[1]) as u64);
+                    }
+                    writer.write_rows(&band[..row * band_height])?;
+                }
+                writer.finish()?;
+                bar.finish_and_clear();
+            }
+        }
+        self.tally.written += 1;
+        eprintln!(
+            "noisegraph: wrote {} ({name}: {} {}x{}x{}, channels {}, node '{target}'{})",
+            job.output.display(),
+            job.format.name(),
+            job.view.size[0],
+            job.view.size[1],
+            job.view.size[2],
+            channels.join(", "),
+            match grid {
+                Some(g) => format!(", {} tiles of {}x{} px", g.count(), g.tile[0], g.tile[1]),
+                None => String::new(),
+            }
+        );
+        Ok(())
     }
 
     fn summary(&self, failed: usize, start: Instant) {

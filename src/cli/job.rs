@@ -21,9 +21,7 @@ impl GraphSource {
     pub fn load(&self) -> Result<NoiseGraph, Failure> {
         match self {
             GraphSource::File(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    Failure::bad_input(format!("graph file {}: {e}", path.display()))
-                })?;
+                let text = super::read_input_file("graph file", path)?;
                 NoiseGraph::from_json(&text)
                     .map_err(|e| Failure::bad_input(format!("{}: {e}", path.display())))
             }
@@ -222,6 +220,39 @@ pub fn resolve_output(out_dir: Option<&Path>, output: &str) -> Result<PathBuf, F
         }
         None => Ok(path.to_path_buf()),
     }
+}
+
+/// Checks that `output`, inside the output folder `dir`, stays there once symbolic links are
+/// followed: the deepest folder of its path that exists must resolve inside `dir` (the folders
+/// below it do not exist yet and will be created as plain folders).
+pub fn check_inside(dir: &Path, output: &Path) -> Result<(), Failure> {
+    let Ok(root) = dir.canonicalize() else {
+        // The output folder does not exist yet: nothing in it can be a link.
+        return Ok(());
+    };
+    let mut existing = output.parent();
+    while let Some(p) = existing {
+        if p.as_os_str().is_empty() || std::fs::symlink_metadata(p).is_ok() {
+            break;
+        }
+        existing = p.parent();
+    }
+    let Some(existing) = existing.filter(|p| !p.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    let resolved = existing
+        .canonicalize()
+        .map_err(|e| Failure::bad_input(format!("output: {}: {e}", existing.display())))?;
+    if !resolved.starts_with(&root) {
+        return Err(Failure::bad_input(format!(
+            "output: '{}' leaves the output folder {}: '{}' resolves to {} (a symbolic link)",
+            output.display(),
+            dir.display(),
+            existing.display(),
+            resolved.display()
+        )));
+    }
+    Ok(())
 }
 
 const ENTRY_KEYS: &[&str] = &[

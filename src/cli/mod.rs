@@ -1,5 +1,7 @@
-//! Command-line interface. Bad input exits with code 2 and a message naming the problem;
-//! other failures exit with 1.
+//! Command-line interface. Exit codes (also in `--help` and the README): 0 success, 1 an
+//! internal or device failure (GPU, I/O, a panic), 2 usage or bad input (nothing baked), 3 a
+//! batch in which some jobs failed (the others ran; the summary line counts them), 130 / 143
+//! / 129 interrupted by SIGINT / SIGTERM / SIGHUP (the bake's temporary files removed).
 
 mod analyze;
 mod bake;
@@ -12,11 +14,35 @@ mod serve;
 
 use clap::{Parser, Subcommand};
 
+/// The exit codes, as `--help` lists them.
+pub const EXIT_CODES_HELP: &str = "Exit codes:
+  0    success (every output written or already there with --resume)
+  1    internal or device failure: GPU error, I/O error, a bug (nothing about the input)
+  2    usage or bad input: unknown flag, invalid graph or manifest, size over the limits
+  3    a batch (several graphs or a manifest) in which some jobs failed; the others ran,
+       and the summary line says how many failed
+  130  interrupted by SIGINT (143: SIGTERM, 129: SIGHUP); the bake's temporary files are
+       removed";
+
+/// Exit code: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: an internal or device failure.
+pub const EXIT_INTERNAL: i32 = 1;
+/// Exit code: usage or bad input.
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit code: some jobs of a batch failed.
+pub const EXIT_JOBS_FAILED: i32 = 3;
+
+/// Largest graph or manifest file read (64 MiB): a larger one (or `/dev/zero`) is refused
+/// instead of filling memory.
+pub const MAX_INPUT_FILE_BYTES: u64 = 64 << 20;
+
 #[derive(Parser)]
 #[command(
     name = "noisegraph",
     version,
-    about = "GPU compute-shader noise engine: bake noise graphs to textures"
+    about = "GPU compute-shader noise engine: bake noise graphs to textures",
+    after_help = EXIT_CODES_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -27,6 +53,7 @@ struct Cli {
 enum Command {
     /// Bake graphs, presets or a manifest of jobs to PNG / 16-bit PNG / EXR / .npy files,
     /// whole or in tiles, optionally one share of a job array (--shard I/N).
+    #[command(after_help = EXIT_CODES_HELP)]
     Bake(Box<bake::BakeArgs>),
     /// Field statistics, histogram, radial power spectrum and anisotropy of a .npy file.
     Analyze(analyze::AnalyzeArgs),
@@ -62,14 +89,69 @@ impl From<noisegraph::Error> for Failure {
 impl Failure {
     pub fn bad_input(message: impl Into<String>) -> Self {
         Failure {
-            code: 2,
+            code: EXIT_BAD_INPUT,
             message: message.into(),
         }
     }
 }
 
+/// Reads a text input file (a graph or a manifest) of at most [`MAX_INPUT_FILE_BYTES`];
+/// `what` names it in messages ("graph file", "manifest").
+pub fn read_input_file(what: &str, path: &std::path::Path) -> Result<String, Failure> {
+    use std::io::Read;
+    let fail = |e: String| Failure::bad_input(format!("{what} {}: {e}", path.display()));
+    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > MAX_INPUT_FILE_BYTES {
+        return Err(fail(format!(
+            "larger than the limit of {} MiB",
+            MAX_INPUT_FILE_BYTES >> 20
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| fail(format!("not UTF-8 text ({e})")))
+}
+
 pub fn main() -> i32 {
+    // Before any other thread exists: it may set an environment variable.
+    noisegraph::gpu::quiet_headless_probe();
+    #[cfg(unix)]
+    clean_up_on_signals();
     let cli = Cli::parse();
+    // A panic is a bug, not bad input: its message is printed by the hook, and the exit code
+    // is the one for internal failures rather than Rust's 101.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli))) {
+        Ok(code) => code,
+        Err(_) => {
+            eprintln!("error: internal failure (a bug: please report it with the command line)");
+            EXIT_INTERNAL
+        }
+    }
+}
+
+/// On SIGINT, SIGTERM or SIGHUP: removes the temporary files of the files being written (so
+/// an interrupted bake leaves nothing that looks complete, and no `.partial` litter), then
+/// exits with 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
+#[cfg(unix)]
+fn clean_up_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let removed = noisegraph::export::remove_partial_files();
+            eprintln!(
+                "noisegraph: interrupted by signal {signal}; removed {removed} unfinished file(s)"
+            );
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+fn run(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Bake(args) => bake::run(*args),
         Command::Analyze(args) => analyze::run(args).map(|()| 0),
@@ -78,7 +160,7 @@ pub fn main() -> i32 {
             for p in noisegraph::presets::PRESETS {
                 println!("{:<10} {}", p.name, p.description);
             }
-            Ok(0)
+            Ok(EXIT_OK)
         }
         Command::Parity(args) => parity::run(args),
         Command::Info => info::run().map(|()| 0),

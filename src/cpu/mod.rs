@@ -25,6 +25,20 @@ pub mod wavelet;
 
 pub use vector::{vector_width, vectorized, VectorWidth};
 
+/// `[f(0), f(1)]`, always inlined (see [`each3`]).
+#[inline(always)]
+pub fn each2<T>(f: impl Fn(usize) -> T) -> [T; 2] {
+    [f(0), f(1)]
+}
+
+/// `[f(0), f(1), f(2)]`, always inlined: the gradient kernels build their small arrays with
+/// this instead of array `map`, whose calls LLVM left out of line in them, which kept the
+/// loops over samples from vectorizing. The same operations either way.
+#[inline(always)]
+pub fn each3<T>(f: impl Fn(usize) -> T) -> [T; 3] {
+    [f(0), f(1), f(2)]
+}
+
 /// Fills `out` with `sample` of each point of `row`, in a loop compiled for the widest vector
 /// unit the CPU has (see [`vectorized`]): for kernels without branches, whose loop over the row then vectorizes. `sample`
 /// must be an `#[inline(always)]` closure (see [`vectorized`]).

@@ -122,9 +122,12 @@ impl SamplePoints<'_> {
     pub fn fill_vectorized(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
         let n = out.len();
         let local = self.local.map(|axis| &axis[..n]);
+        // `move`: the slices travel in the closure by value, so the loop sees them as fixed
+        // (captured by reference, each store might have changed them: the loop did not
+        // vectorize).
         crate::cpu::vectorized(
             #[inline(always)]
-            || {
+            move || {
                 for (i, o) in out.iter_mut().enumerate() {
                     *o = sample(&SamplePoint {
                         cell: self.cell,
@@ -165,6 +168,125 @@ pub fn xyz<T: Copy>(v: [T; 4]) -> [T; 3] {
     [v[0], v[1], v[2]]
 }
 
+/// Many gradient samples in structure-of-arrays form, so that the loops of row and points
+/// gradient samplers vectorize: sample `i` is `value[i]` with the derivatives `d[a][i]` (as in
+/// [`NoiseGrad`]). Samplers fill the first [`len`](Self::len) entries of every array.
+#[derive(Debug, Clone, Default)]
+pub struct GradSamples {
+    /// The values.
+    pub value: Vec<f32>,
+    /// d value / d local on x, y, z, w.
+    pub d: [Vec<f32>; 4],
+}
+
+impl GradSamples {
+    /// Sets every array to `n` entries (new ones 0).
+    pub fn resize(&mut self, n: usize) {
+        self.value.resize(n, 0.0);
+        for d in &mut self.d {
+            d.resize(n, 0.0);
+        }
+    }
+    /// The number of samples.
+    pub fn len(&self) -> usize {
+        self.value.len()
+    }
+    /// Whether there are no samples.
+    pub fn is_empty(&self) -> bool {
+        self.value.is_empty()
+    }
+    /// Sample `i`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> NoiseGrad {
+        NoiseGrad {
+            value: self.value[i],
+            d: [self.d[0][i], self.d[1][i], self.d[2][i], self.d[3][i]],
+        }
+    }
+    /// Fills every sample with `sample(i)`, in a loop compiled for the widest vector unit the CPU has
+    /// (see [`crate::cpu::vectorized`]): for branch-free kernels, whose loop then vectorizes.
+    /// `sample` must be an `#[inline(always)]` closure.
+    #[inline(always)]
+    pub fn fill_vectorized(&mut self, sample: impl Fn(usize) -> NoiseGrad) {
+        let n = self.value.len();
+        let [d0, d1, d2, d3] = &mut self.d;
+        let (d0, d1, d2, d3) = (&mut d0[..n], &mut d1[..n], &mut d2[..n], &mut d3[..n]);
+        let value = &mut self.value[..n];
+        // `move`: the slices travel in the closure by value, so that the loop sees them as
+        // fixed (captured by reference, each store might have changed them, and the loop did
+        // not vectorize).
+        crate::cpu::vectorized(
+            #[inline(always)]
+            move || {
+                for i in 0..n {
+                    let g = sample(i);
+                    value[i] = g.value;
+                    d0[i] = g.d[0];
+                    d1[i] = g.d[1];
+                    d2[i] = g.d[2];
+                    d3[i] = g.d[3];
+                }
+            },
+        )
+    }
+    /// Fills the samples with `sample` of each point of `row`, vectorized (see
+    /// [`GradSamples::fill_vectorized`]).
+    #[inline(always)]
+    pub fn fill_row_vectorized(
+        &mut self,
+        row: &SampleRow,
+        sample: impl Fn(&SamplePoint) -> NoiseGrad,
+    ) {
+        self.fill_vectorized(
+            #[inline(always)]
+            move |i| sample(&row.point(i)),
+        )
+    }
+    /// Fills the samples with `sample` of each point of `pts`, vectorized (see
+    /// [`GradSamples::fill_vectorized`]).
+    #[inline(always)]
+    pub fn fill_points_vectorized(
+        &mut self,
+        pts: &SamplePoints,
+        sample: impl Fn(&SamplePoint) -> NoiseGrad,
+    ) {
+        let n = self.len();
+        let local = pts.local.map(|axis| &axis[..n]);
+        self.fill_vectorized(
+            #[inline(always)]
+            move |i| {
+                sample(&SamplePoint {
+                    cell: pts.cell,
+                    local: [local[0][i], local[1][i], local[2][i], local[3][i]],
+                    seed: pts.seed,
+                    period: pts.period,
+                })
+            },
+        )
+    }
+    /// Fills every sample with `sample(i)`, one by one (the cases a family does not
+    /// vectorize).
+    #[inline(always)]
+    pub fn fill_pointwise(&mut self, sample: impl Fn(usize) -> NoiseGrad) {
+        for i in 0..self.value.len() {
+            let g = sample(i);
+            self.value[i] = g.value;
+            for a in 0..4 {
+                self.d[a][i] = g.d[a];
+            }
+        }
+    }
+}
+
+/// The CPU twin of a family's gradient evaluated along a row (see [`SampleRow`]): fills every
+/// sample of the [`GradSamples`] (sized by the caller), each bit for bit the [`NoiseGrad`] the
+/// [`GradSampler`] gives for [`SampleRow::point`].
+pub type GradRowSampler = Box<dyn Fn(&SampleRow, &mut GradSamples) + Send + Sync>;
+
+/// The CPU twin of a family's gradient at many positions (see [`SamplePoints`]): fills every
+/// sample of the [`GradSamples`] (sized by the caller), each bit for bit the [`NoiseGrad`] the
+/// [`GradSampler`] gives for [`SamplePoints::point`].
+pub type GradPointsSampler = Box<dyn Fn(&SamplePoints, &mut GradSamples) + Send + Sync>;
 #[cfg(test)]
 mod tests {
     use super::*;

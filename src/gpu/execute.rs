@@ -1,13 +1,14 @@
 //! Dispatching a plan: one texture per stage, one or more compute passes per stage (octaves
 //! split across passes accumulate through a second texture), then readback.
 
-use super::readback::read_texture;
+use super::pipeline::form_format;
+use super::readback::{read_texels, read_texture};
 use super::requirements::DeviceRequirements;
 use super::stages::{dispatch_size, inline_uniforms, pass_uniforms, record_stage, texture_view};
 use super::target::TargetView;
 use super::GpuContext;
 use crate::error::{Error, Result};
-use crate::field::Field;
+use crate::field::{Field, FieldForm, GradientField};
 use crate::graph::{Plan, View};
 
 /// How a plan is run.
@@ -21,34 +22,38 @@ pub struct RunOptions {
     pub specialize: Specialize,
 }
 
-/// When a run compiles each generate stage's octave parameters (lattice offsets, steps,
-/// seeds, amplitudes) into its kernel instead of reading them from the uniform buffer. The
-/// results are the same operations on the same numbers (equal within one ulp, where constant
-/// folding rounds an operation differently); on lavapipe the specialized 8-octave Perlin fBm
-/// dispatch takes about half the time, and compiling it 3 to 4 times longer (BENCHMARKS.md). A
-/// specialized kernel serves one graph on one view (its tiles included): another seed,
-/// origin or scale needs another.
+/// Which form of kernel a run's generate stages use: the generic kernel, which reads each
+/// octave's numbers (lattice offsets, steps, seeds, amplitudes) from the uniform buffer, or
+/// one specialized to them, with the numbers compiled in. The two compute the same operations
+/// on the same numbers but may differ by an ulp where constant folding rounds an operation
+/// differently, so the form is chosen from the job alone (the plan, the whole view a tile
+/// belongs to, the adapter), never from what ran before: every run, tile and shard of a job
+/// uses the same form, and a job's bits do not depend on the process's history. On lavapipe
+/// the specialized 8-octave Perlin fBm dispatch takes about half the time, and compiling it
+/// 3 to 4 times longer (BENCHMARKS.md). A specialized kernel serves one graph on one view
+/// (its tiles included): another seed, origin or scale needs another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Specialize {
     /// Always read the parameters from uniforms: one pipeline per graph shape.
     Never,
-    /// From the second run of a stage with the same numbers (a repeated bake, the second
-    /// and later tiles of one bake, a benchmark loop); a first run uses the generic kernel,
-    /// so small one-off runs never pay the longer compile. On a CPU adapter (lavapipe), a
-    /// stage of at least [`SPECIALIZE_FIRST_RUN_WORK`] octave samples is specialized from its
-    /// first run: there the faster kernel repays its compile within the run.
+    /// Specialize a stage when the adapter is a CPU adapter (lavapipe) and the stage's work
+    /// over the whole view (its octaves, those of inline warp chains included, times the
+    /// pixels of the whole image a tile belongs to) is at least [`SPECIALIZE_MIN_WORK`]:
+    /// there the faster kernel repays its compile within the job. Otherwise generic, so small
+    /// one-off runs never pay the longer compile. No measurement showed the specialized form
+    /// faster on a real GPU, so there it stays generic.
     #[default]
-    Repeated,
-    /// From the first run.
+    Auto,
+    /// Always specialize.
     Always,
 }
 
-/// Octave samples (octaves, those of inline warp chains included, times pixels) from which a
-/// stage on a CPU adapter is specialized on its first run under [`Specialize::Repeated`]. On
-/// lavapipe the specialized Perlin fBm kernel saves about 2.7 ns per octave sample and costs
-/// about 120 ms more to compile, so it pays from about 45 million (BENCHMARKS.md); this is
-/// 2^26, about 67 million: a 2048 x 2048 view of 16 octaves, or 4096 x 4096 of 4.
-pub const SPECIALIZE_FIRST_RUN_WORK: u64 = 1 << 26;
+/// Octave samples (octaves, those of inline warp chains included, times the pixels of the
+/// whole view) from which a stage on a CPU adapter is specialized under [`Specialize::Auto`].
+/// On lavapipe the specialized Perlin fBm kernel saves about 2.7 ns per octave sample and
+/// costs about 120 ms more to compile, so it pays from about 45 million (BENCHMARKS.md); this
+/// is 2^26, about 67 million: a 2048 x 2048 view of 16 octaves, or 4096 x 4096 of 4.
+pub const SPECIALIZE_MIN_WORK: u64 = 1 << 26;
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -62,7 +67,8 @@ impl Default for RunOptions {
 
 /// The textures a recorded plan writes, one per stage, in plan order.
 pub struct GpuStageOutput {
-    /// R32Float textures of the view's size, indexed like `Plan::stages`.
+    /// Textures of the view's size, indexed like `Plan::stages`: R32Float in value form,
+    /// Rgba32Float (value, d/dx, d/dy, d/dz) in gradient form.
     pub textures: Vec<wgpu::Texture>,
 }
 
@@ -73,7 +79,11 @@ fn texture_usage() -> wgpu::TextureUsages {
         | wgpu::TextureUsages::COPY_DST
 }
 
-fn field_texture_descriptor<'a>(view: &View, label: &'a str) -> wgpu::TextureDescriptor<'a> {
+fn field_texture_descriptor<'a>(
+    view: &View,
+    label: &'a str,
+    form: FieldForm,
+) -> wgpu::TextureDescriptor<'a> {
     wgpu::TextureDescriptor {
         label: Some(label),
         size: wgpu::Extent3d {
@@ -88,9 +98,59 @@ fn field_texture_descriptor<'a>(view: &View, label: &'a str) -> wgpu::TextureDes
         } else {
             wgpu::TextureDimension::D2
         },
-        format: wgpu::TextureFormat::R32Float,
+        format: form_format(form),
         usage: texture_usage(),
         view_formats: &[],
+    }
+}
+
+/// Error scopes around a run: out-of-memory, validation and internal errors of everything
+/// created, recorded and submitted while they are pushed come back from [`RunScopes::pop`]
+/// as an [`Error`], instead of reaching the device's uncaptured-error handler (wgpu's
+/// default panics).
+pub(crate) struct RunScopes(Vec<wgpu::ErrorScopeGuard>);
+
+impl RunScopes {
+    pub(crate) fn push(device: &wgpu::Device) -> Self {
+        RunScopes(
+            [
+                wgpu::ErrorFilter::OutOfMemory,
+                wgpu::ErrorFilter::Validation,
+                wgpu::ErrorFilter::Internal,
+            ]
+            .into_iter()
+            .map(|f| device.push_error_scope(f))
+            .collect(),
+        )
+    }
+
+    /// Pops the scopes (innermost first) and returns what they caught: running out of memory
+    /// first (the validation errors it causes downstream are its consequences), else the
+    /// first error.
+    pub(crate) fn pop(mut self, plan: &Plan, view: &View) -> Result<()> {
+        let mut caught = Vec::new();
+        while let Some(scope) = self.0.pop() {
+            caught.extend(pollster::block_on(scope.pop()));
+        }
+        let out_of_memory = caught
+            .iter()
+            .position(|e| matches!(e, wgpu::Error::OutOfMemory { .. }));
+        let reported = match out_of_memory {
+            Some(i) => Some(caught.swap_remove(i)),
+            None => caught.into_iter().next(),
+        };
+        match reported {
+            None => Ok(()),
+            Some(wgpu::Error::OutOfMemory { .. }) => Err(Error::Gpu(format!(
+                "the GPU device ran out of memory for {} field texture(s) of {}x{}x{} ({} MiB each); bake a smaller size, an image in tiles (--tile N), or on the CPU path (--backend cpu)",
+                plan.stages.len(),
+                view.size[0],
+                view.size[1],
+                view.size[2],
+                (view.pixel_count() * 4) >> 20
+            ))),
+            Some(e) => Err(Error::Gpu(format!("running the plan failed: {e}"))),
+        }
     }
 }
 
@@ -102,30 +162,45 @@ impl GpuContext {
         self.check_requirements(&DeviceRequirements::for_view(view))
     }
 
-    pub(crate) fn create_field_texture(&self, view: &View, label: &str) -> wgpu::Texture {
+    pub(crate) fn create_field_texture(
+        &self,
+        view: &View,
+        label: &str,
+        form: FieldForm,
+    ) -> wgpu::Texture {
         self.device()
-            .create_texture(&field_texture_descriptor(view, label))
+            .create_texture(&field_texture_descriptor(view, label, form))
     }
 
     /// A field texture from the pool (a finished run's), else a new one.
-    pub(crate) fn take_field_texture(&self, view: &View, label: &str) -> wgpu::Texture {
-        let desc = field_texture_descriptor(view, label);
+    pub(crate) fn take_field_texture(
+        &self,
+        view: &View,
+        label: &str,
+        form: FieldForm,
+    ) -> wgpu::Texture {
+        let desc = field_texture_descriptor(view, label, form);
         self.pool()
             .take_texture(&desc)
             .unwrap_or_else(|| self.device().create_texture(&desc))
     }
 
-    fn poison(&self, texture: &wgpu::Texture, view: &View) {
+    fn poison(&self, texture: &wgpu::Texture, view: &View, form: FieldForm) {
         let [w, h, d] = view.size;
-        let bytes: Vec<u8> = std::iter::repeat_n(f32::NAN.to_le_bytes(), (w * h * d) as usize)
-            .flatten()
-            .collect();
+        let channels = match form {
+            FieldForm::Value => 1,
+            FieldForm::Gradient => 4,
+        };
+        let bytes: Vec<u8> =
+            std::iter::repeat_n(f32::NAN.to_le_bytes(), (w * h * d * channels) as usize)
+                .flatten()
+                .collect();
         self.queue().write_texture(
             texture.as_image_copy(),
             &bytes,
             wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(w * 4),
+                bytes_per_row: Some(w * 4 * channels),
                 rows_per_image: Some(h),
             },
             texture.size(),
@@ -141,13 +216,27 @@ impl GpuContext {
         view: &View,
         options: &RunOptions,
     ) -> Result<GpuStageOutput> {
-        let prepared = self.prepare_plan(plan, view, options.octave_budget, options.specialize)?;
+        self.encode_plan_in(encoder, plan, view, options, FieldForm::Value)
+    }
+
+    /// [`GpuContext::encode_plan`] in `form`: in gradient form every stage writes an
+    /// Rgba32Float texture of (value, d/dx, d/dy, d/dz).
+    pub fn encode_plan_in(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+        form: FieldForm,
+    ) -> Result<GpuStageOutput> {
+        let prepared =
+            self.prepare_plan(plan, view, options.octave_budget, options.specialize, form)?;
         let groups = dispatch_size(view);
         let mut textures: Vec<wgpu::Texture> = Vec::new();
         for (stage, prepared) in plan.stages.iter().zip(&prepared) {
-            let out = self.take_field_texture(view, &stage.node);
+            let out = self.take_field_texture(view, &stage.node, form);
             if options.poison {
-                self.poison(&out, view);
+                self.poison(&out, view, form);
             }
             let uniforms = pass_uniforms(stage, plan.seed, view, &prepared.passes);
             let inline = inline_uniforms(stage, plan.seed, view);
@@ -160,6 +249,27 @@ impl GpuContext {
         Ok(GpuStageOutput { textures })
     }
 
+    /// Records and submits a plan in `form`; out-of-memory, validation and internal errors
+    /// come back as errors (see [`RunScopes`]).
+    fn submit_plan(
+        &self,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+        form: FieldForm,
+    ) -> Result<GpuStageOutput> {
+        let mut encoder = self
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("noisegraph plan"),
+            });
+        let scopes = RunScopes::push(self.device());
+        let output = self.encode_plan_in(&mut encoder, plan, view, options, form)?;
+        self.queue().submit(Some(encoder.finish()));
+        scopes.pop(plan, view)?;
+        Ok(output)
+    }
+
     /// Runs a plan and reads back the stages named by `which` (plan indices).
     pub fn run_stages(
         &self,
@@ -168,19 +278,7 @@ impl GpuContext {
         options: &RunOptions,
         which: &[usize],
     ) -> Result<Vec<Field>> {
-        let mut encoder = self
-            .device()
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("noisegraph plan"),
-            });
-        let scope = self
-            .device()
-            .push_error_scope(wgpu::ErrorFilter::Validation);
-        let output = self.encode_plan(&mut encoder, plan, view, options)?;
-        self.queue().submit(Some(encoder.finish()));
-        if let Some(err) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("running the plan failed: {err}")));
-        }
+        let output = self.submit_plan(plan, view, options, FieldForm::Value)?;
         let fields = which
             .iter()
             .map(|&i| {
@@ -191,6 +289,48 @@ impl GpuContext {
         // The readbacks waited for the device, so the next run may reuse the textures.
         self.pool().give_textures(output.textures);
         Ok(fields)
+    }
+
+    /// Runs a plan in gradient form and reads back the gradient fields of the stages named
+    /// by `which` (plan indices): `[value, d/dx, d/dy, d/dz]` per pixel with respect to the
+    /// view coordinates.
+    pub fn run_gradient_stages(
+        &self,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+        which: &[usize],
+    ) -> Result<Vec<GradientField>> {
+        let output = self.submit_plan(plan, view, options, FieldForm::Gradient)?;
+        let fields = which
+            .iter()
+            .map(|&i| {
+                let data = read_texels::<[f32; 4]>(
+                    self,
+                    &TargetView::new(&output.textures[i]),
+                    view.size,
+                )?;
+                Ok(GradientField::new(
+                    view.size[0],
+                    view.size[1],
+                    view.size[2],
+                    data,
+                ))
+            })
+            .collect::<Result<Vec<GradientField>>>()?;
+        self.pool().give_textures(output.textures);
+        Ok(fields)
+    }
+
+    /// Runs a plan in gradient form and reads back its target's gradient field.
+    pub fn run_gradient(
+        &self,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+    ) -> Result<GradientField> {
+        let mut fields = self.run_gradient_stages(plan, view, options, &[plan.target])?;
+        Ok(fields.remove(0))
     }
 
     /// Runs a plan and reads back its target node.
@@ -224,8 +364,10 @@ impl GpuContext {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("noisegraph plan"),
             });
+        let scopes = RunScopes::push(self.device());
         let output = self.encode_plan(&mut encoder, plan, view, options)?;
         let index = self.queue().submit(Some(encoder.finish()));
+        scopes.pop(plan, view)?;
         self.device()
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(index),

@@ -22,12 +22,12 @@ mod target;
 
 use std::sync::Arc;
 
-#[doc(hidden)]
-pub use analytic_normal::analytic_chain;
-pub use analytic_normal::{analytic_normal_map, analytic_normal_map_cpu, AnalyticNormalPass};
+pub use analytic_normal::{
+    analytic_normal_map, analytic_normal_map_cpu, analytic_plan, AnalyticNormalPass,
+};
 pub use compiled::{CompiledGraph, NodeParam};
 pub use disk_cache::{PipelineCacheSave, PipelineCacheState};
-pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_FIRST_RUN_WORK};
+pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_MIN_WORK};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
 pub use pipeline::{PipelineCache, MAX_SPECIALIZED};
 #[doc(hidden)]
@@ -101,6 +101,11 @@ impl GpuContext {
             })
             .await
             .map_err(|e| Error::Gpu(format!("request_device failed: {e}")))?;
+        // Runs catch their errors in error scopes; anything else is reported, not a panic
+        // (wgpu's default handler panics).
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+            eprintln!("noisegraph: GPU error: {e}");
+        }));
         let mut ctx = Self::from_device(device, queue);
         match cache_path {
             Some(path) => {
@@ -257,18 +262,52 @@ impl GpuContext {
 }
 
 /// The adapter [`GpuContext::new`] opens: a real GPU when there is one, else a CPU adapter.
+/// The primary backends (Vulkan, Metal, DX12) are asked first and OpenGL only when they
+/// have no adapter: opening GL probes EGL, whose Mesa driver prints "XDG_RUNTIME_DIR is
+/// invalid or not set" on headless machines (Slurm, Kubernetes, cron, CI). With
+/// `WGPU_BACKEND` set, exactly the backends it names are asked.
 async fn default_adapter() -> Result<wgpu::Adapter> {
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    instance
-        .request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            force_fallback_adapter: false,
-            compatible_surface: None,
-            apply_limit_buckets: false,
-        })
-        .await
-        .map_err(|_| Error::NoAdapter)
+    let tiers = match wgpu::Backends::from_env() {
+        Some(backends) => vec![backends],
+        None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
+    };
+    for backends in tiers {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+        });
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                force_fallback_adapter: false,
+                compatible_surface: None,
+                apply_limit_buckets: false,
+            })
+            .await;
+        if let Ok(adapter) = adapter {
+            return Ok(adapter);
+        }
+    }
+    Err(Error::NoAdapter)
+}
+
+/// Keeps adapter discovery quiet on a headless machine. Mesa's Vulkan device-selection layer
+/// (`VK_LAYER_MESA_device_select`, an implicit layer loaded with every Mesa Vulkan driver,
+/// lavapipe included) asks the Wayland display which GPU it runs on, and libwayland prints
+/// "error: XDG_RUNTIME_DIR is invalid or not set in the environment" when there is no
+/// session (Slurm, Kubernetes, cron, CI). When no display can exist (`XDG_RUNTIME_DIR`,
+/// `WAYLAND_DISPLAY` and `DISPLAY` all unset) there is nothing for the layer to select by,
+/// so this disables it (`NODEVICE_SELECT=1`, the switch its manifest declares) unless the user
+/// configured it (`NODEVICE_SELECT` or `MESA_VK_DEVICE_SELECT` set). It changes the process
+/// environment: call it at startup, before other threads run (the command-line tool does).
+pub fn quiet_headless_probe() {
+    let unset = |key: &str| std::env::var_os(key).is_none_or(|v| v.is_empty());
+    let headless = ["XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "DISPLAY"]
+        .iter()
+        .all(|k| unset(k));
+    if headless && unset("NODEVICE_SELECT") && unset("MESA_VK_DEVICE_SELECT") {
+        std::env::set_var("NODEVICE_SELECT", "1");
+    }
 }
 
 /// What [`GpuContext::new`] would open, without opening a device: `Error::NoAdapter` when

@@ -3,17 +3,18 @@
 //! Specialized kernels (one set of numbers compiled in, `RunOptions::specialize`) are the
 //! exception, compiled on request and bounded in number.
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::assemble::{
-    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_HEIGHT, BINDING_INLINE, BINDING_INPUTS,
-    BINDING_NORMAL_PARAMS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, BINDING_PROBE_OUT,
-    BINDING_PROBE_POINTS,
+    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_GRADIENT, BINDING_HEIGHT,
+    BINDING_INLINE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL,
+    BINDING_PROBE_OUT, BINDING_PROBE_POINTS,
 };
 use crate::error::{Error, Result};
+use crate::field::FieldForm;
 
 /// A compiled pipeline and the layout of its bind group.
 pub struct CachedPipeline {
@@ -24,17 +25,18 @@ pub struct CachedPipeline {
 /// The binding shape of a stage, generate or point-wise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LayoutKey {
-    Generate(GenerateLayout),
+    Generate(GenerateLayout, FieldForm),
     Combine {
         volume: bool,
         inputs: u32,
+        form: FieldForm,
     },
     /// The normal-map pass: a 2D height field in, an RGBA storage texture of `format` out.
     NormalMap {
         format: wgpu::TextureFormat,
     },
-    /// The analytic normal pass: the chain's uniform, an RGBA storage texture of `format`
-    /// out, the normal-map uniform.
+    /// The analytic normal pass: a 2D gradient field (Rgba32Float) in, an RGBA storage
+    /// texture of `format` out.
     AnalyticNormal {
         format: wgpu::TextureFormat,
     },
@@ -71,6 +73,14 @@ fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// The storage format a stage in `form` writes.
+pub fn form_format(form: FieldForm) -> wgpu::TextureFormat {
+    match form {
+        FieldForm::Value => wgpu::TextureFormat::R32Float,
+        FieldForm::Gradient => wgpu::TextureFormat::Rgba32Float,
+    }
+}
+
 /// Compiled pipelines keyed by assembled source, with a count of compilations and the time
 /// they took; compiled through the driver's persistent cache when the context has one.
 #[derive(Default)]
@@ -83,39 +93,14 @@ pub struct PipelineCache {
 }
 
 /// Specialized kernels serve one set of numbers each, so they are bounded: the oldest is
-/// dropped past [`MAX_SPECIALIZED`], and the hashes of sources asked for once (not yet
-/// compiled) are kept for the last [`MAX_SPECIALIZED_REQUESTS`] requests.
+/// dropped past [`MAX_SPECIALIZED`].
 #[derive(Default)]
 struct SpecializedEntries {
     compiled: VecDeque<String>,
-    requested: HashSet<u64>,
-    requested_order: VecDeque<u64>,
 }
 
 /// Specialized pipelines held at most.
 pub const MAX_SPECIALIZED: usize = 16;
-/// Specialized sources remembered as asked for once.
-pub const MAX_SPECIALIZED_REQUESTS: usize = 64;
-
-impl SpecializedEntries {
-    /// Records a request for `source`; true when it was asked for before.
-    fn requested_before(&mut self, source: &str) -> bool {
-        let mut h = DefaultHasher::new();
-        source.hash(&mut h);
-        let h = h.finish();
-        if self.requested.contains(&h) {
-            return true;
-        }
-        self.requested.insert(h);
-        self.requested_order.push_back(h);
-        if self.requested_order.len() > MAX_SPECIALIZED_REQUESTS {
-            if let Some(old) = self.requested_order.pop_front() {
-                self.requested.remove(&old);
-            }
-        }
-        false
-    }
-}
 
 fn sampled_entry(binding: u32, volume: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
@@ -150,8 +135,8 @@ fn probe_entries(aux: bool) -> Vec<wgpu::BindGroupLayoutEntry> {
 fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
     let (volume, out_format) = match key {
         LayoutKey::Probe { aux } => return probe_entries(aux),
-        LayoutKey::Generate(g) => (g.volume, wgpu::TextureFormat::R32Float),
-        LayoutKey::Combine { volume, .. } => (volume, wgpu::TextureFormat::R32Float),
+        LayoutKey::Generate(g, form) => (g.volume, form_format(form)),
+        LayoutKey::Combine { volume, form, .. } => (volume, form_format(form)),
         LayoutKey::NormalMap { format } | LayoutKey::AnalyticNormal { format } => (false, format),
     };
     let mut entries = vec![
@@ -181,7 +166,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
         },
     ];
     match key {
-        LayoutKey::Generate(g) => {
+        LayoutKey::Generate(g, _) => {
             if g.partial {
                 entries.push(sampled_entry(BINDING_PARTIAL, volume));
             }
@@ -211,7 +196,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
             }
         }
         LayoutKey::NormalMap { .. } => entries.push(sampled_entry(BINDING_HEIGHT, false)),
-        LayoutKey::AnalyticNormal { .. } => entries.push(uniform_entry(BINDING_NORMAL_PARAMS)),
+        LayoutKey::AnalyticNormal { .. } => entries.push(sampled_entry(BINDING_GRADIENT, false)),
         LayoutKey::Probe { .. } => {}
     }
     entries
@@ -254,35 +239,14 @@ impl PipelineCache {
             .unwrap_or(0)
     }
 
-    /// The pipeline of `specialized` (a kernel with its numbers compiled in) when `now`, when
-    /// it is held already, or when it was asked for before; else the pipeline of `generic`
-    /// (the same kernel reading its numbers from uniforms), noting the request.
+    /// The pipeline of `specialized` (a kernel with its numbers compiled in), compiled on
+    /// first use and held among the last [`MAX_SPECIALIZED`] of its kind.
     pub(crate) fn get_specialized(
         &self,
         device: &wgpu::Device,
-        generic: &str,
         specialized: &str,
         key: LayoutKey,
-        now: bool,
     ) -> Result<Arc<CachedPipeline>> {
-        let held = self
-            .pipelines
-            .lock()
-            .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?
-            .contains_key(specialized);
-        if held {
-            return self.get(device, specialized, key);
-        }
-        let compile = {
-            let mut entries = self
-                .specialized
-                .lock()
-                .map_err(|_| Error::Gpu("pipeline cache lock poisoned".into()))?;
-            entries.requested_before(specialized) || now
-        };
-        if !compile {
-            return self.get(device, generic, key);
-        }
         let pipeline = self.get(device, specialized, key)?;
         let evicted = {
             let mut entries = self

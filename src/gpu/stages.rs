@@ -8,16 +8,20 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 use super::assemble::{
-    combine_source, generate_source, specialized_generate_source, GenerateLayout, OctaveConstants,
-    OctavePass, BINDING_AUX, BINDING_DISPLACE, BINDING_INLINE, BINDING_INPUTS, BINDING_OUT,
-    BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
+    combine_source_in, generate_source_in, GenerateLayout, OctaveConstants, OctavePass,
+    BINDING_AUX, BINDING_DISPLACE, BINDING_INLINE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS,
+    BINDING_PARTIAL, WORKGROUP,
 };
-use super::execute::SPECIALIZE_FIRST_RUN_WORK;
+use super::execute::SPECIALIZE_MIN_WORK;
 use super::pipeline::{CachedPipeline, LayoutKey};
 use super::requirements::DeviceRequirements;
 use super::{GpuContext, Specialize};
-use crate::error::Result;
-use crate::graph::{octave_passes, CombineUniform, Plan, Stage, StageKind, StageUniform, View};
+use crate::error::{Error, Result};
+use crate::field::FieldForm;
+use crate::graph::{
+    octave_passes, plan_gradient_refusal, CombineUniform, GenerateStage, Plan, Stage, StageKind,
+    StageUniform, View,
+};
 
 /// A stage's pipelines and pass split, fetched before anything is recorded.
 pub(crate) struct PreparedStage {
@@ -28,6 +32,8 @@ pub(crate) struct PreparedStage {
     pub passes: Vec<(u32, u32)>,
     /// The family's auxiliary table, when it has one.
     pub aux: Option<Vec<f32>>,
+    /// What the stage writes per pixel (its textures' format).
+    pub form: FieldForm,
 }
 
 /// The buffers a stage records with: one uniform buffer per pass, the auxiliary table and,
@@ -110,18 +116,45 @@ pub(crate) fn texture_view(t: &wgpu::Texture) -> wgpu::TextureView {
 }
 
 impl GpuContext {
-    /// Checks the device and the view, then fetches (or compiles) every pipeline of `plan`,
-    /// so that a failure comes before anything is recorded.
+    /// Whether generate stage `g` runs its specialized kernel on `view` (see [`Specialize`]):
+    /// a function of the stage, the whole view a tile belongs to and the adapter, so every
+    /// tile and shard of a job, and every repeat of it, uses the same kernel form.
+    fn specializes(&self, g: &GenerateStage, view: &View, specialize: Specialize) -> bool {
+        match specialize {
+            Specialize::Never => false,
+            Specialize::Always => true,
+            Specialize::Auto => {
+                let octaves = g
+                    .displace_inline()
+                    .fold(u64::from(g.octave_count()), |n, c| {
+                        n + u64::from(c.2.octave_count())
+                    });
+                let pixels: u64 = view.full_size().iter().map(|&s| u64::from(s)).product();
+                self.adapter_info().device_type == wgpu::DeviceType::Cpu
+                    && octaves.saturating_mul(pixels) >= SPECIALIZE_MIN_WORK
+            }
+        }
+    }
+
+    /// Checks the device and the view, then fetches (or compiles) every pipeline of `plan`
+    /// in `form`, so that a failure comes before anything is recorded (in gradient form, a
+    /// family without a gradient form is an error naming the stage's node).
     pub(crate) fn prepare_plan(
         &self,
         plan: &Plan,
         view: &View,
         octave_budget: u64,
         specialize: Specialize,
+        form: FieldForm,
     ) -> Result<Vec<PreparedStage>> {
         view.check()?;
         self.check_requirements(&DeviceRequirements::for_plan(plan, view, octave_budget))?;
         plan.check_view(view)?;
+        if form == FieldForm::Gradient {
+            if let Some(why) = plan_gradient_refusal(plan) {
+                return Err(Error::InvalidRequest(why));
+            }
+        }
         let device = self.device();
         let volume = view.is_volume();
         let mut prepared = Vec::new();
@@ -139,17 +172,7 @@ impl GpuContext {
                         stage: &stage_uniform,
                         inline: &inline_uniforms,
                     };
-                    // A large first run on a CPU adapter repays the longer compile at once.
-                    let work = g
-                        .displace_inline()
-                        .fold(u64::from(g.octave_count()), |n, c| {
-                            n + u64::from(c.2.octave_count())
-                        })
-                        * view.pixel_count();
-                    let now = specialize == Specialize::Always
-                        || (specialize == Specialize::Repeated
-                            && self.adapter_info().device_type == wgpu::DeviceType::Cpu
-                            && work >= SPECIALIZE_FIRST_RUN_WORK);
+                    let specialized_form = self.specializes(g, view, specialize);
                     let mut pipelines = Vec::new();
                     for (i, pass) in OctavePass::split(&passes).into_iter().enumerate() {
                         let layout = GenerateLayout {
@@ -159,20 +182,23 @@ impl GpuContext {
                             inline: GenerateLayout::inline_mask(g),
                             aux: aux.is_some(),
                         };
-                        let source = generate_source(g, layout, pass);
-                        let key = LayoutKey::Generate(layout);
-                        let pipeline = if specialize == Specialize::Never {
-                            self.pipelines().get(device, &source, key)?
-                        } else {
+                        let no_gradient = || {
+                            Error::InvalidRequest(format!(
+                                "node '{}': no analytic gradient in a stage",
+                                stage.node
+                            ))
+                        };
+                        let key = LayoutKey::Generate(layout, form);
+                        let pipeline = if specialized_form {
                             let specialized =
-                                specialized_generate_source(g, layout, pass, constants);
-                            self.pipelines().get_specialized(
-                                device,
-                                &source,
-                                &specialized,
-                                key,
-                                now,
-                            )?
+                                generate_source_in(form, g, layout, pass, Some(constants))
+                                    .ok_or_else(no_gradient)?;
+                            self.pipelines()
+                                .get_specialized(device, &specialized, key)?
+                        } else {
+                            let source = generate_source_in(form, g, layout, pass, None)
+                                .ok_or_else(no_gradient)?;
+                            self.pipelines().get(device, &source, key)?
                         };
                         pipelines.push(pipeline);
                     }
@@ -180,18 +206,21 @@ impl GpuContext {
                         pipelines,
                         passes,
                         aux,
+                        form,
                     });
                 }
                 StageKind::Combine { inputs, .. } => {
                     let key = LayoutKey::Combine {
                         volume,
                         inputs: inputs.len() as u32,
+                        form,
                     };
-                    let source = combine_source(volume, inputs.len() as u32);
+                    let source = combine_source_in(form, volume, inputs.len() as u32);
                     prepared.push(PreparedStage {
                         pipelines: vec![self.pipelines().get(device, &source, key)?],
                         passes: vec![],
                         aux: None,
+                        form,
                     });
                 }
             }
@@ -238,8 +267,8 @@ impl GpuContext {
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             })
         });
-        let partial =
-            (prepared.passes.len() > 1).then(|| self.create_field_texture(view, "partial sum"));
+        let partial = (prepared.passes.len() > 1)
+            .then(|| self.create_field_texture(view, "partial sum", prepared.form));
         StageBuffers {
             uniforms,
             inline,

@@ -1,7 +1,10 @@
 //! The JSON graph format (DESIGN.md): parsing with every problem collected, and writing back.
 
+use std::collections::HashSet;
+
 use serde_json::{json, Map, Value};
 
+use super::limits::{self, MAX_COORDINATE, MAX_FREQUENCY, MAX_SCALE, MAX_VALUE, MIN_FREQUENCY};
 use super::node::*;
 use super::NoiseGraph;
 use crate::error::{GraphErrors, GraphIssue};
@@ -37,7 +40,7 @@ impl<'a> Reader<'a> {
         match v.as_f64() {
             Some(x) if x.is_finite() => Some(x),
             _ => {
-                self.issue(key, format!("must be a finite number (got {v})"));
+                self.issue(key, format!("must be a finite number (got {})", shown(v)));
                 None
             }
         }
@@ -49,6 +52,16 @@ impl<'a> Reader<'a> {
             None => default,
             Some(v) => self.number_value(key, v).unwrap_or(default),
         }
+    }
+
+    /// A finite number with |x| <= `limit`, `default` when absent or out of bounds.
+    fn bounded(&mut self, key: &'static str, default: f64, limit: f64) -> f64 {
+        let v = self.number(key, default);
+        if v.abs() > limit {
+            self.issue(key, limits::over(v, limit));
+            return default;
+        }
+        v
     }
 
     fn positive(&mut self, key: &'static str, default: f64) -> f64 {
@@ -66,7 +79,7 @@ impl<'a> Reader<'a> {
             Some(v) => match v.as_i64() {
                 Some(i) => i,
                 None => {
-                    self.issue(key, format!("must be an integer (got {v})"));
+                    self.issue(key, format!("must be an integer (got {})", shown(v)));
                     default
                 }
             },
@@ -79,9 +92,12 @@ impl<'a> Reader<'a> {
                 self.issue(key, "is required");
                 None
             }
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
             Some(v) => {
-                self.issue(key, format!("must be a node id string (got {v})"));
+                self.issue(
+                    key,
+                    format!("must be a non-empty node id string (got {})", shown(v)),
+                );
                 None
             }
         }
@@ -93,37 +109,77 @@ impl<'a> Reader<'a> {
                 self.issue(key, "is required");
                 vec![]
             }
-            Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
-                .iter()
-                .map(|s| s.as_str().unwrap_or_default().to_string())
-                .collect(),
+            Some(Value::Array(items))
+                if items
+                    .iter()
+                    .all(|i| i.as_str().is_some_and(|s| !s.is_empty())) =>
+            {
+                items
+                    .iter()
+                    .map(|s| s.as_str().unwrap_or_default().to_string())
+                    .collect()
+            }
             Some(v) => {
-                self.issue(key, format!("must be a list of node ids (got {v})"));
+                self.issue(
+                    key,
+                    format!(
+                        "must be a list of non-empty node id strings (got {})",
+                        shown(v)
+                    ),
+                );
                 vec![]
             }
         }
     }
 
-    /// A number for every axis, or a list of one per axis (missing axes repeat the last).
-    fn per_axis(&mut self, key: &'static str, default: f64, positive: bool) -> [f64; 4] {
+    /// A number for every axis, or a list of exactly `dims` numbers, one per axis (`dims`
+    /// `None`: 1 to 4, checked later against the source's dims). Each number is finite, in
+    /// [`MIN_FREQUENCY`, `limit`] when `positive` (a frequency), else in [-`limit`, `limit`]. Returns the values (axes past
+    /// the list repeat its last number) and the list's length, when a list was given.
+    fn per_axis(
+        &mut self,
+        key: &'static str,
+        default: f64,
+        positive: bool,
+        limit: f64,
+        dims: Option<usize>,
+    ) -> ([f64; 4], Option<usize>) {
         let raw: Vec<Value> = match self.get(key) {
-            None => return [default; 4],
-            Some(Value::Array(items)) if !items.is_empty() && items.len() <= 4 => items.clone(),
+            None => return ([default; 4], None),
+            Some(Value::Array(items))
+                if dims.map_or(!items.is_empty() && items.len() <= 4, |d| items.len() == d) =>
+            {
+                items.clone()
+            }
             Some(v @ Value::Number(_)) => vec![v.clone()],
             Some(v) => {
-                self.issue(
-                    key,
-                    format!("must be a number or a list of 1 to 4 numbers (got {v})"),
-                );
-                return [default; 4];
+                let expect = match dims {
+                    Some(d) => format!(
+                        "a number or a list of {d} numbers (one per axis of this {d}D node)"
+                    ),
+                    None => "a number or a list of 1 to 4 numbers".to_string(),
+                };
+                self.issue(key, format!("must be {expect} (got {})", shown(v)));
+                return ([default; 4], None);
             }
         };
+        let listed = matches!(self.obj.get(key), Some(Value::Array(_))).then_some(raw.len());
         let mut out = [default; 4];
         for (i, v) in raw.iter().enumerate() {
             match self.number_value(key, v) {
                 Some(x) if positive && x <= 0.0 => {
                     self.issue(key, format!("must be greater than 0 (got {x})"));
                 }
+                Some(x) if positive && x < MIN_FREQUENCY => {
+                    self.issue(
+                        key,
+                        format!(
+                            "must be at least {} (got {x})",
+                            limits::show_limit(MIN_FREQUENCY)
+                        ),
+                    );
+                }
+                Some(x) if x.abs() > limit => self.issue(key, limits::over(x, limit)),
                 Some(x) => out[i] = x,
                 None => {}
             }
@@ -131,7 +187,32 @@ impl<'a> Reader<'a> {
         for i in raw.len()..4 {
             out[i] = out[raw.len() - 1];
         }
-        out
+        (out, listed)
+    }
+
+    /// Exactly two finite numbers within [-`limit`, `limit`] (remap's `from` and `to`).
+    fn pair(&mut self, key: &'static str, default: [f64; 2], limit: f64) -> [f64; 2] {
+        match self.get(key) {
+            None => default,
+            Some(Value::Array(items)) if items.len() == 2 => {
+                let mut out = default;
+                for (i, v) in items.iter().enumerate() {
+                    match self.number_value(key, v) {
+                        Some(x) if x.abs() > limit => self.issue(key, limits::over(x, limit)),
+                        Some(x) => out[i] = x,
+                        None => return default,
+                    }
+                }
+                out
+            }
+            Some(v) => {
+                self.issue(
+                    key,
+                    format!("must be a list of two numbers (got {})", shown(v)),
+                );
+                default
+            }
+        }
     }
 
     fn finish(self) {
@@ -147,6 +228,7 @@ impl<'a> Reader<'a> {
             let hint = used
                 .iter()
                 .filter(|u| **u != "id" && **u != "type")
+                .filter(|u| key.len().abs_diff(u.len()) <= 2)
                 .map(|u| (edit_distance(key, u), *u))
                 .min()
                 .filter(|(d, _)| *d <= 2)
@@ -154,65 +236,100 @@ impl<'a> Reader<'a> {
                 .unwrap_or_default();
             self.issues.push(GraphIssue {
                 node: node.clone(),
-                field: key.clone(),
+                field: clipped(key),
                 message: format!("unknown parameter{hint}"),
             });
         }
     }
 }
 
+/// Longest text of a value or key a message quotes; the rest is elided.
+const MAX_QUOTED: usize = 80;
+
+/// `text` cut to [`MAX_QUOTED`] characters (a message must not repeat a megabyte of input).
+fn clipped(text: &str) -> String {
+    match text.char_indices().nth(MAX_QUOTED) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+/// The key `quote_non_finite` wraps a bare `NaN` / `Infinity` token in: an object, so the
+/// token can never pass as a number or a node id, and messages can still show it.
+const NON_FINITE_KEY: &str = "\u{0}non-finite";
+
+/// A value as a message shows it: a wrapped non-finite token as written, anything else as
+/// JSON, clipped.
+fn shown(v: &Value) -> String {
+    match v.as_object().and_then(|o| o.get(NON_FINITE_KEY)) {
+        Some(Value::String(token)) if v.as_object().is_some_and(|o| o.len() == 1) => token.clone(),
+        _ => clipped(&v.to_string()),
+    }
+}
+
+/// Edit distance (insertions, deletions, substitutions). The caller skips keys whose
+/// length differs from `b`'s by more than 2, so a huge key costs nothing.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur: Vec<usize> = Vec::with_capacity(b.len() + 1);
     for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
+        cur.clear();
+        cur.push(i + 1);
         for (j, cb) in b.iter().enumerate() {
             let cost = usize::from(ca != *cb);
             cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
         }
-        prev = cur;
+        std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
 }
 
 fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
-    let frequency = r.per_axis("frequency", 1.0, true);
-    let seed_offset = r.integer("seed_offset", 0);
-    let offset = r.per_axis("offset", 0.0, false);
     let dims = r.integer("dims", fam.dims()[0] as i64);
-    let dims = if fam.dims().contains(&(dims as u32)) && dims > 0 {
-        dims as u32
-    } else {
-        r.issue(
-            "dims",
-            format!("{} supports dims {:?} (got {dims})", fam.name(), fam.dims()),
-        );
-        fam.dims()[0]
+    let dims = match u32::try_from(dims) {
+        Ok(d) if fam.dims().contains(&d) => d,
+        _ => {
+            r.issue(
+                "dims",
+                format!("{} supports dims {:?} (got {dims})", fam.name(), fam.dims()),
+            );
+            fam.dims()[0]
+        }
     };
-    let z = r.number("z", 0.0);
-    let w = r.number("w", 0.0);
+    let axes = Some(dims as usize);
+    let (frequency, _) = r.per_axis("frequency", 1.0, true, MAX_FREQUENCY, axes);
+    let seed_offset = r.integer("seed_offset", 0);
+    let (offset, _) = r.per_axis("offset", 0.0, false, MAX_COORDINATE, axes);
+    let z = r.bounded("z", 0.0, MAX_COORDINATE);
+    let w = r.bounded("w", 0.0, MAX_COORDINATE);
     let period = match r.get("period") {
         None => None,
         Some(v) => {
             let items: Vec<&Value> = match v {
-                Value::Array(items) if !items.is_empty() && items.len() <= 4 => {
-                    items.iter().collect()
+                Value::Array(items) if items.len() == dims as usize => items.iter().collect(),
+                Value::Array(_) => {
+                    r.issue(
+                        "period",
+                        format!("must be a positive integer number of cells, or a list of {dims} (one per axis of this {dims}D node) (got {})", shown(v)),
+                    );
+                    vec![]
                 }
                 other => vec![other],
             };
             let mut out = [0u32; 4];
-            let mut ok = true;
+            let mut ok = !items.is_empty();
             for (i, item) in items.iter().enumerate() {
                 match item.as_u64() {
                     Some(p) if p >= 1 && p <= i32::MAX as u64 => out[i] = p as u32,
                     _ => {
-                        r.issue("period", format!("must be a positive integer number of cells, or a list of them (got {item})"));
+                        r.issue("period", format!("must be a positive integer number of cells, or a list of them (got {})", shown(item)));
                         ok = false;
                     }
                 }
             }
-            for i in items.len()..4 {
-                out[i] = out[items.len() - 1];
+            for i in items.len().max(1)..4 {
+                out[i] = out[items.len().max(1) - 1];
             }
             if ok && !fam.supports_period() {
                 r.issue(
@@ -234,7 +351,10 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
                 _ => {
                     r.issue(
                         spec.name,
-                        format!("must be a finite number in [{min}, {max}] (got {v})"),
+                        format!(
+                            "must be a finite number in [{min}, {max}] (got {})",
+                            shown(v)
+                        ),
                     );
                     ParamValue::Number(default)
                 }
@@ -245,7 +365,7 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
                 _ => {
                     r.issue(
                         spec.name,
-                        format!("must be an integer in [{min}, {max}] (got {v})"),
+                        format!("must be an integer in [{min}, {max}] (got {})", shown(v)),
                     );
                     ParamValue::Integer(default)
                 }
@@ -264,7 +384,7 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
                             format!(
                                 "must be one of {} (got {})",
                                 options.join(", "),
-                                raw.map(|v| v.to_string()).unwrap_or_default()
+                                raw.map(shown).unwrap_or_default()
                             ),
                         );
                         ParamValue::Choice(
@@ -295,7 +415,19 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
     }
 }
 
-fn parse_node(r: &mut Reader, type_name: &str) -> Option<NodeKind> {
+/// A fractal's per-axis `offset` list, whose length is checked against its source's dims
+/// once every node is parsed: (fractal id, source id, length).
+struct FractalAxes {
+    node: String,
+    source: String,
+    len: usize,
+}
+
+fn parse_node(
+    r: &mut Reader,
+    type_name: &str,
+    fractal_axes: &mut Vec<FractalAxes>,
+) -> Option<NodeKind> {
     if let Some(fam) = family::lookup(type_name) {
         return Some(NodeKind::Family(parse_family(r, fam)));
     }
@@ -317,7 +449,14 @@ fn parse_node(r: &mut Reader, type_name: &str) -> Option<NodeKind> {
         let lacunarity = r.positive("lacunarity", 2.0);
         let gain = r.number("gain", 0.5);
         let seed_offset = r.integer("seed_offset", 0);
-        let offset = r.per_axis("offset", 0.0, false);
+        let (offset, listed) = r.per_axis("offset", 0.0, false, MAX_COORDINATE, None);
+        if let (Some(len), Some(node)) = (listed, &r.node) {
+            fractal_axes.push(FractalAxes {
+                node: node.clone(),
+                source: source.clone(),
+                len,
+            });
+        }
         return Some(NodeKind::Fractal(FractalNode {
             kind,
             source,
@@ -331,7 +470,7 @@ fn parse_node(r: &mut Reader, type_name: &str) -> Option<NodeKind> {
     if type_name == "warp" {
         let source = r.string("source").unwrap_or_default();
         let displace = r.string_list("displace");
-        let amplitude = r.number("amplitude", 1.0);
+        let amplitude = r.bounded("amplitude", 1.0, MAX_COORDINATE);
         return Some(NodeKind::Warp(WarpNode {
             source,
             displace,
@@ -348,30 +487,39 @@ fn parse_node(r: &mut Reader, type_name: &str) -> Option<NodeKind> {
         "abs" => PointwiseOp::Abs,
         "neg" => PointwiseOp::Neg,
         "clamp" => {
-            let min = r.number("min", 0.0);
-            let max = r.number("max", 1.0);
+            let min = r.bounded("min", 0.0, MAX_VALUE);
+            let max = r.bounded("max", 1.0, MAX_VALUE);
             if min > max {
                 r.issue("max", format!("must be >= min ({min}) (got {max})"));
             }
             PointwiseOp::Clamp { min, max }
         }
         "remap" => {
-            let from = r.per_axis("from", 0.0, false);
-            let to = r.per_axis("to", 0.0, false);
+            let from = r.pair("from", [0.0, 1.0], MAX_VALUE);
+            let to = r.pair("to", [0.0, 1.0], MAX_VALUE);
             if from[0] == from[1] {
                 r.issue("from", "the two ends must differ");
+            } else {
+                let scale = (to[1] - to[0]) / (from[1] - from[0]);
+                if scale.abs() > MAX_SCALE {
+                    r.issue(
+                        "from",
+                        format!(
+                            "maps a span of {} onto {}: a scale of {scale:e}, over the limit {MAX_SCALE:e} (widen from or narrow to)",
+                            from[1] - from[0],
+                            to[1] - to[0]
+                        ),
+                    );
+                }
             }
-            PointwiseOp::Remap {
-                from: [from[0], from[1]],
-                to: [to[0], to[1]],
-            }
+            PointwiseOp::Remap { from, to }
         }
         "constant" => PointwiseOp::Constant {
-            value: r.number("value", 0.0),
+            value: r.bounded("value", 0.0, MAX_VALUE),
         },
         "scale_bias" => PointwiseOp::ScaleBias {
-            scale: r.number("scale", 1.0),
-            bias: r.number("bias", 0.0),
+            scale: r.bounded("scale", 1.0, MAX_SCALE),
+            bias: r.bounded("bias", 0.0, MAX_VALUE),
         },
         _ => {
             let families: Vec<&str> = family::registry().iter().map(|f| f.name()).collect();
@@ -390,8 +538,9 @@ fn parse_node(r: &mut Reader, type_name: &str) -> Option<NodeKind> {
         0 => vec![],
         1 => r.string("source").into_iter().collect(),
         n => {
+            let before = r.issues.len();
             let inputs = r.string_list("inputs");
-            if inputs.len() != n {
+            if inputs.len() != n && r.issues.len() == before {
                 r.issue(
                     "inputs",
                     format!("{} takes {n} inputs (got {})", op.name(), inputs.len()),
@@ -426,7 +575,7 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
             _ => {
                 top.issue(
                     "seed",
-                    format!("must be an integer in [0, 4294967295] (got {v})"),
+                    format!("must be an integer in [0, 4294967295] (got {})", shown(v)),
                 );
                 0
             }
@@ -436,7 +585,10 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
     let raw_nodes = match top.get("nodes") {
         Some(Value::Array(items)) => items.clone(),
         Some(v) => {
-            top.issue("nodes", format!("must be a list of nodes (got {v})"));
+            top.issue(
+                "nodes",
+                format!("must be a list of nodes (got {})", shown(v)),
+            );
             vec![]
         }
         None => {
@@ -447,6 +599,9 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
     top.finish();
 
     let mut nodes = Vec::new();
+    // Ids of nodes declared with a missing or unknown type: they exist, but are not parsed.
+    let mut unparsed: HashSet<String> = HashSet::new();
+    let mut fractal_axes = Vec::new();
     for (index, raw) in raw_nodes.iter().enumerate() {
         let Some(obj) = raw.as_object() else {
             issues.push(GraphIssue {
@@ -464,7 +619,7 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
                     field: format!("nodes[{index}].id"),
                     message: format!(
                         "must be a non-empty string (got {})",
-                        other.map(|v| v.to_string()).unwrap_or("nothing".into())
+                        other.map(shown).unwrap_or("nothing".into())
                     ),
                 });
                 format!("nodes[{index}]")
@@ -483,12 +638,15 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
                     "type",
                     "is required: a family, fbm/ridged/billow, warp or a point-wise operation",
                 );
+                unparsed.insert(id);
                 continue;
             }
         };
-        if let Some(kind) = parse_node(&mut r, &type_name) {
+        if let Some(kind) = parse_node(&mut r, &type_name, &mut fractal_axes) {
             r.finish();
             nodes.push(Node { id, kind });
+        } else {
+            unparsed.insert(id);
         }
     }
     let graph = NoiseGraph {
@@ -496,7 +654,38 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
         output,
         nodes,
     };
-    issues.extend(super::validate::structure(&graph));
+    for list in fractal_axes {
+        if let Some(NodeKind::Family(f)) = graph.node(&list.source).map(|n| &n.kind) {
+            if list.len != f.dims as usize {
+                issues.push(GraphIssue {
+                    node: Some(list.node),
+                    field: "offset".into(),
+                    message: format!(
+                        "must be a number or a list of {d} numbers (one per axis of the {d}D source '{}') (got {} numbers)",
+                        list.source,
+                        list.len,
+                        d = f.dims
+                    ),
+                });
+            }
+        }
+    }
+    // Each problem once, at its own field: a field the parser already rejected (a missing or
+    // malformed reference) is not reported again by the structural checks.
+    let reported: HashSet<(Option<String>, String)> = issues
+        .iter()
+        .map(|i| (i.node.clone(), i.field.clone()))
+        .collect();
+    issues.extend(
+        super::validate::structure_with(&graph, &unparsed)
+            .into_iter()
+            .filter(|i| !reported.contains(&(i.node.clone(), i.field.clone()))),
+    );
+    if issues.is_empty() {
+        // Bounds that combine several fields and nodes (effective frequencies, value ranges)
+        // need a graph whose references resolve and hold no cycle.
+        issues.extend(limits::check(&graph));
+    }
     if issues.is_empty() {
         Ok(graph)
     } else {
@@ -543,9 +732,10 @@ fn quote_non_finite(text: &str) -> String {
                 "NaN" | "nan" | "Infinity" | "inf"
             ) || token.parse::<f64>().is_ok_and(|v| v.is_infinite());
             if non_finite {
-                out.push('"');
+                // {"\u0000non-finite": "TOKEN"}: see NON_FINITE_KEY.
+                out.push_str("{\"\\u0000non-finite\": \"");
                 out.push_str(token);
-                out.push('"');
+                out.push_str("\"}");
             } else {
                 out.push_str(token);
             }
@@ -576,10 +766,11 @@ pub fn parse_str(text: &str) -> Result<NoiseGraph, GraphErrors> {
 }
 
 fn axis_json(v: [f64; 4], dims: usize) -> Value {
-    if v.iter().all(|x| *x == v[0]) {
+    let dims = dims.clamp(1, 4);
+    if v[..dims].iter().all(|x| *x == v[0]) {
         json!(v[0])
     } else {
-        json!(v[..dims.max(2)].to_vec())
+        json!(v[..dims].to_vec())
     }
 }
 
@@ -595,14 +786,14 @@ pub fn to_value(graph: &NoiseGraph) -> Value {
             match &node.kind {
                 NodeKind::Family(f) => {
                     let fam = family::lookup(&f.family).expect("validated family");
-                    m.insert("frequency".into(), axis_json(f.frequency, 4));
+                    m.insert("frequency".into(), axis_json(f.frequency, f.dims as usize));
                     m.insert("seed_offset".into(), json!(f.seed_offset));
-                    m.insert("offset".into(), axis_json(f.offset, 4));
+                    m.insert("offset".into(), axis_json(f.offset, f.dims as usize));
                     m.insert("dims".into(), json!(f.dims));
                     m.insert("z".into(), json!(f.z));
                     m.insert("w".into(), json!(f.w));
                     if let Some(p) = f.period {
-                        m.insert("period".into(), json!(p.to_vec()));
+                        m.insert("period".into(), json!(p[..f.dims as usize].to_vec()));
                     }
                     for spec in fam.params() {
                         let v = match (spec.kind, f.params.values.get(spec.name)) {
@@ -622,7 +813,8 @@ pub fn to_value(graph: &NoiseGraph) -> Value {
                     m.insert("lacunarity".into(), json!(f.lacunarity));
                     m.insert("gain".into(), json!(f.gain));
                     m.insert("seed_offset".into(), json!(f.seed_offset));
-                    m.insert("offset".into(), axis_json(f.offset, 4));
+                    let dims = graph.dims_of(&f.source) as usize;
+                    m.insert("offset".into(), axis_json(f.offset, dims));
                 }
                 NodeKind::Warp(w) => {
                     m.insert("source".into(), json!(w.source));

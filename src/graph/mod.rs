@@ -1,12 +1,16 @@
 //! `NoiseGraph`: nodes, the JSON format, validation, planning and the Rust builder.
 
 mod builder;
+mod gradient;
 mod json;
+pub mod limits;
 mod node;
 mod plan;
 mod validate;
+mod walk;
 
 pub use builder::{GraphBuilder, NodeBuilder};
+pub use gradient::{gradient_plan, gradient_refusal, plan_gradient_refusal};
 pub use json::MAX_OCTAVES;
 pub use node::*;
 pub use plan::*;
@@ -60,61 +64,85 @@ impl NoiseGraph {
     /// The coordinate dimension of a node: its family's dims, followed through fractal and
     /// warp sources; point-wise nodes take the largest of their inputs (2 for a constant).
     pub fn dims_of(&self, id: &str) -> u32 {
-        self.dims_inner(id, 0)
+        let Some(root) = self.nodes.iter().position(|n| n.id == id) else {
+            return 2;
+        };
+        self.fold([root], 2, node_dims)[root].unwrap_or(2)
     }
 
-    fn dims_inner(&self, id: &str, depth: usize) -> u32 {
-        if depth > self.nodes.len() {
-            return 2; // a cycle, reported by validation
-        }
-        match self.node(id).map(|n| &n.kind) {
-            Some(NodeKind::Family(f)) => f.dims,
-            Some(NodeKind::Fractal(f)) => self.dims_inner(&f.source, depth + 1),
-            Some(NodeKind::Warp(w)) => self.dims_inner(&w.source, depth + 1),
-            Some(NodeKind::Pointwise(p)) => p
-                .inputs
-                .iter()
-                .map(|i| self.dims_inner(i, depth + 1))
-                .max()
-                .unwrap_or(2),
-            None => 2,
-        }
+    /// The dims of every node (see [`NoiseGraph::dims_of`]), indexed like `nodes`.
+    pub(crate) fn all_dims(&self) -> Vec<u32> {
+        self.fold(0..self.nodes.len(), 2, node_dims)
+            .into_iter()
+            .map(|d| d.unwrap_or(2))
+            .collect()
     }
 
     /// The documented output range of a node, used to remap it to 8/16-bit images.
     pub fn range_of(&self, id: &str) -> (f32, f32) {
-        self.range_inner(id, 0)
+        let Some(root) = self.nodes.iter().position(|n| n.id == id) else {
+            return (-1.0, 1.0);
+        };
+        self.fold([root], (-1.0, 1.0), node_range)[root].unwrap_or((-1.0, 1.0))
     }
 
-    fn range_inner(&self, id: &str, depth: usize) -> (f32, f32) {
-        if depth > self.nodes.len() {
-            return (-1.0, 1.0);
+    /// `f` of every node reachable from `roots`, each given the values of its inputs (in
+    /// [`Node::inputs`] order; `default` for an unknown id or a reference that closes a
+    /// cycle), computed without recursion and once per node however many nodes read it.
+    /// Indexed like `nodes`; `None` for a node not reached.
+    pub(crate) fn fold<T: Copy>(
+        &self,
+        roots: impl IntoIterator<Item = usize>,
+        default: T,
+        f: impl Fn(&Node, &[T]) -> T,
+    ) -> Vec<Option<T>> {
+        let by_id = walk::index_by_id(self);
+        let (order, _) = walk::post_order(self, &by_id, roots);
+        let mut values: Vec<Option<T>> = vec![None; self.nodes.len()];
+        let mut ins = Vec::new();
+        for i in order {
+            let node = &self.nodes[i];
+            ins.clear();
+            ins.extend(
+                node.inputs()
+                    .iter()
+                    .map(|id| by_id.get(id).and_then(|&j| values[j]).unwrap_or(default)),
+            );
+            values[i] = Some(f(node, &ins));
         }
-        let r = |i: &str| self.range_inner(i, depth + 1);
-        match self.node(id).map(|n| &n.kind) {
-            Some(NodeKind::Family(f)) => family::lookup(&f.family)
-                .map(|fam| fam.range(f.dims, &f.params))
-                .unwrap_or((-1.0, 1.0)),
-            Some(NodeKind::Fractal(f)) => {
-                let (lo, hi) = r(&f.source);
-                let m = lo.abs().max(hi.abs());
-                match f.kind {
-                    FractalKind::Fbm => (lo, hi),
-                    FractalKind::Ridged => {
-                        let low = if m <= 1.0 { (1.0 - m) * (1.0 - m) } else { 0.0 };
-                        let low = if lo <= 0.0 && hi >= 0.0 { low } else { 0.0 };
-                        (low.min(1.0), 1.0f32.max((1.0 - m) * (1.0 - m)))
-                    }
-                    FractalKind::Billow => (-1.0, 2.0 * m - 1.0),
+        values
+    }
+}
+
+fn node_dims(node: &Node, inputs: &[u32]) -> u32 {
+    match &node.kind {
+        NodeKind::Family(f) => f.dims,
+        NodeKind::Fractal(_) | NodeKind::Warp(_) => inputs.first().copied().unwrap_or(2),
+        NodeKind::Pointwise(_) => inputs.iter().copied().max().unwrap_or(2),
+    }
+}
+
+/// The documented range of `node` from those of its inputs.
+fn node_range(node: &Node, ins: &[(f32, f32)]) -> (f32, f32) {
+    match &node.kind {
+        NodeKind::Family(f) => family::lookup(&f.family)
+            .map(|fam| fam.range(f.dims, &f.params))
+            .unwrap_or((-1.0, 1.0)),
+        NodeKind::Fractal(f) => {
+            let (lo, hi) = ins.first().copied().unwrap_or((-1.0, 1.0));
+            let m = lo.abs().max(hi.abs());
+            match f.kind {
+                FractalKind::Fbm => (lo, hi),
+                FractalKind::Ridged => {
+                    let low = if m <= 1.0 { (1.0 - m) * (1.0 - m) } else { 0.0 };
+                    let low = if lo <= 0.0 && hi >= 0.0 { low } else { 0.0 };
+                    (low.min(1.0), 1.0f32.max((1.0 - m) * (1.0 - m)))
                 }
+                FractalKind::Billow => (-1.0, 2.0 * m - 1.0),
             }
-            Some(NodeKind::Warp(w)) => r(&w.source),
-            Some(NodeKind::Pointwise(p)) => {
-                let ins: Vec<(f32, f32)> = p.inputs.iter().map(|i| r(i)).collect();
-                pointwise_range(&p.op, &ins)
-            }
-            None => (-1.0, 1.0),
         }
+        NodeKind::Warp(_) => ins.first().copied().unwrap_or((-1.0, 1.0)),
+        NodeKind::Pointwise(p) => pointwise_range(&p.op, ins),
     }
 }
 

@@ -255,6 +255,25 @@ impl Node {
             NodeKind::Pointwise(p) => p.inputs.iter().map(String::as_str).collect(),
         }
     }
+    /// The node's references with the field each is written in: (`"source"`,
+    /// id), (`"displace"`, id), (`"inputs"`, id).
+    pub fn input_fields(&self) -> Vec<(&'static str, &str)> {
+        match &self.kind {
+            NodeKind::Family(_) => vec![],
+            NodeKind::Fractal(f) => vec![("source", f.source.as_str())],
+            NodeKind::Warp(w) => std::iter::once(("source", w.source.as_str()))
+                .chain(w.displace.iter().map(|d| ("displace", d.as_str())))
+                .collect(),
+            NodeKind::Pointwise(p) => {
+                let field = if p.op.arity() == 1 {
+                    "source"
+                } else {
+                    "inputs"
+                };
+                p.inputs.iter().map(|i| (field, i.as_str())).collect()
+            }
+        }
+    }
     /// Whether the node is a function of position that a fractal or warp can evaluate
     /// anywhere (a family or fractal node), as opposed to a field that only exists on the grid.
     pub fn is_generator(&self) -> bool {

@@ -2,7 +2,7 @@
 //! uniform data each stage runs with. Both executors (GPU and CPU) run the same plan with
 //! the same uniforms.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use bytemuck::{Pod, Zeroable};
 
@@ -122,6 +122,15 @@ impl View {
                 self.extent
             )));
         }
+        let max = super::limits::MAX_COORDINATE;
+        for (name, v) in [("origin", self.origin), ("extent", self.extent)] {
+            if v.iter().any(|x| x.abs() > max) {
+                return Err(Error::InvalidRequest(format!(
+                    "{name} must be within [-{l}, {l}] on every axis (got {v:?})",
+                    l = super::limits::show_limit(max)
+                )));
+            }
+        }
         if let Some(w) = self.window {
             for a in 0..3 {
                 if w.offset[a] as u64 + self.size[a] as u64 > w.full_size[a] as u64 {
@@ -148,6 +157,9 @@ pub struct OctaveUniform {
     pub local: [f32; 4],
     /// Step per pixel along x, y, z, in the same space.
     pub step: [f32; 4],
+    /// The octave's frequency along the view axes x, y, z (d local / d p, the chain rule's
+    /// factor from local to view coordinates in gradient stages), 0 on w (not a view axis).
+    pub freq: [f32; 4],
     /// amplitude * frequency per axis: how displacement fields move the sample point.
     pub warp: [f32; 4],
     /// Lattice period in cells per axis, 0 when the axis does not tile.
@@ -407,10 +419,12 @@ impl GenerateStage {
                 std::array::from_fn(|a| base[a] * freq[a] + OCTAVE_SHIFT[a] * k as f64);
             let (cell, local) = self.family.split_origin_with(dims, &src.params, p, period);
             let mut step = [0f32; 4];
+            let mut view_freq = [0f32; 4];
             let mut warp = [0f32; 4];
             let full_size = view.full_size();
             for a in 0..3 {
                 step[a] = (view.extent[a] / full_size[a] as f64 * freq[a]) as f32;
+                view_freq[a] = freq[a] as f32;
             }
             for a in 0..self.displace.len().min(4) {
                 warp[a] = (self.amplitude * freq[a]) as f32;
@@ -419,6 +433,7 @@ impl GenerateStage {
                 cell,
                 local,
                 step,
+                freq: view_freq,
                 warp,
                 period,
                 seed: seed_hash(seed.wrapping_add(k as u32)),
@@ -459,65 +474,129 @@ impl Plan {
             options,
         };
         let mut index: HashMap<String, usize> = HashMap::new();
-        plan.target = plan.materialize(graph, target, &mut index, 0)?;
+        plan.target = plan.materialize(graph, target, &mut index)?;
         Ok(plan)
     }
 
+    /// Adds the stages of `target` and of every field it reads (each once, inputs first) and
+    /// returns the index of `target`'s stage. The walk keeps its own stack of frames instead
+    /// of recursing, so a chain of any length costs heap, not stack.
     fn materialize(
         &mut self,
         graph: &NoiseGraph,
-        id: &str,
+        target: &str,
         index: &mut HashMap<String, usize>,
-        depth: usize,
     ) -> Result<usize> {
-        if let Some(&i) = index.get(id) {
+        /// A node being materialized: how many of its references are handled, and the
+        /// displacements or input stages gathered so far.
+        struct Frame<'g> {
+            node: &'g Node,
+            next: usize,
+            displace: Vec<Displacement>,
+            inputs: Vec<usize>,
+        }
+        if let Some(&i) = index.get(target) {
             return Ok(i);
         }
-        if depth > graph.nodes.len() {
-            return Err(Error::InvalidRequest(format!("cycle through node '{id}'")));
-        }
-        let node = graph
-            .node(id)
-            .ok_or_else(|| Error::InvalidRequest(format!("unknown node '{id}'")))?;
-        let kind = match &node.kind {
-            NodeKind::Family(_) | NodeKind::Fractal(_) => {
-                StageKind::Generate(Box::new(generator_chain(graph, id, Vec::new(), 0.0)?))
+        let by_id = super::walk::index_by_id(graph);
+        let lookup = |id: &str| {
+            by_id
+                .get(id)
+                .map(|&i| &graph.nodes[i])
+                .ok_or_else(|| Error::InvalidRequest(format!("unknown node '{id}'")))
+        };
+        let mut on_stack: HashSet<&str> = HashSet::from([target]);
+        let mut stack = vec![Frame {
+            node: lookup(target)?,
+            next: 0,
+            displace: Vec::new(),
+            inputs: Vec::new(),
+        }];
+        // The stage index of the frame that finished last, for the frame below it.
+        let mut finished: Option<usize> = None;
+        while let Some(top) = stack.last_mut() {
+            if let Some(i) = finished.take() {
+                match top.node.kind {
+                    NodeKind::Warp(_) => top.displace.push(Displacement::Field(i)),
+                    _ => top.inputs.push(i),
+                }
+                top.next += 1;
             }
-            NodeKind::Warp(w) => {
-                let mut displace = Vec::new();
-                for d in &w.displace {
-                    displace.push(match self.fusable_chain(graph, d, index)? {
-                        Some(chain) => Displacement::Inline {
-                            node: d.clone(),
-                            chain: Box::new(chain),
-                        },
-                        None => {
-                            Displacement::Field(self.materialize(graph, d, index, depth + 1)?)
+            let id = top.node.id.as_str();
+            // The next reference to materialize first, or the finished stage's kind.
+            let (child, kind) = match &top.node.kind {
+                NodeKind::Family(_) | NodeKind::Fractal(_) => (
+                    None,
+                    Some(StageKind::Generate(Box::new(generator_chain(
+                        graph,
+                        id,
+                        Vec::new(),
+                        0.0,
+                    )?))),
+                ),
+                NodeKind::Warp(w) => match w.displace.get(top.next) {
+                    Some(d) => {
+                        if let Some(chain) = self.fusable_chain(graph, d, index)? {
+                            top.displace.push(Displacement::Inline {
+                                node: d.clone(),
+                                chain: Box::new(chain),
+                            });
+                            top.next += 1;
+                            continue;
                         }
+                        (Some(d.as_str()), None)
+                    }
+                    None => (
+                        None,
+                        Some(StageKind::Generate(Box::new(generator_chain(
+                            graph,
+                            &w.source,
+                            std::mem::take(&mut top.displace),
+                            w.amplitude,
+                        )?))),
+                    ),
+                },
+                NodeKind::Pointwise(p) => match p.inputs.get(top.next) {
+                    Some(i) => (Some(i.as_str()), None),
+                    None => (
+                        None,
+                        Some(StageKind::Combine {
+                            op: p.op,
+                            inputs: std::mem::take(&mut top.inputs),
+                        }),
+                    ),
+                },
+            };
+            if let Some(child) = child {
+                if let Some(&i) = index.get(child) {
+                    finished = Some(i);
+                } else if !on_stack.insert(child) {
+                    return Err(Error::InvalidRequest(format!(
+                        "cycle through node '{child}'"
+                    )));
+                } else {
+                    stack.push(Frame {
+                        node: lookup(child)?,
+                        next: 0,
+                        displace: Vec::new(),
+                        inputs: Vec::new(),
                     });
                 }
-                StageKind::Generate(Box::new(generator_chain(
-                    graph,
-                    &w.source,
-                    displace,
-                    w.amplitude,
-                )?))
+                continue;
             }
-            NodeKind::Pointwise(p) => {
-                let mut inputs = Vec::new();
-                for i in &p.inputs {
-                    inputs.push(self.materialize(graph, i, index, depth + 1)?);
-                }
-                StageKind::Combine { op: p.op, inputs }
+            if let Some(kind) = kind {
+                self.stages.push(Stage {
+                    node: id.to_string(),
+                    kind,
+                });
+                let i = self.stages.len() - 1;
+                index.insert(id.to_string(), i);
+                on_stack.remove(id);
+                stack.pop();
+                finished = Some(i);
             }
-        };
-        self.stages.push(Stage {
-            node: id.to_string(),
-            kind,
-        });
-        let i = self.stages.len() - 1;
-        index.insert(id.to_string(), i);
-        Ok(i)
+        }
+        finished.ok_or_else(|| Error::InvalidRequest(format!("node '{target}' has no stage")))
     }
 
     /// The generator chain of displacement `id` when the warp may evaluate it inline: fusion
@@ -546,6 +625,21 @@ impl Plan {
     /// Checks a view against what the plan's nodes can do.
     pub fn check_view(&self, view: &View) -> Result<()> {
         view.check()?;
+        for stage in &self.stages {
+            if let StageKind::Generate(g) = &stage.kind {
+                let chains = std::iter::once((stage.node.as_str(), g.as_ref()))
+                    .chain(g.displace_inline().map(|(_, node, c)| (node, c)));
+                for (node, chain) in chains {
+                    super::limits::check_chain_view(
+                        node,
+                        &chain.source,
+                        chain.fractal.as_ref(),
+                        view,
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                }
+            }
+        }
         if view.is_volume() {
             for stage in &self.stages {
                 if let StageKind::Generate(g) = &stage.kind {

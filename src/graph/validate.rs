@@ -16,10 +16,17 @@ fn issue(node: &str, field: &str, message: impl Into<String>) -> GraphIssue {
 
 /// Every structural problem of the graph (an empty list means it can be planned).
 pub fn structure(graph: &NoiseGraph) -> Vec<GraphIssue> {
+    structure_with(graph, &HashSet::new())
+}
+
+/// [`structure`] for a graph parsed with errors: `unparsed` holds the ids of nodes that were
+/// declared but not parsed (an unknown type), so references to them are not reported again
+/// as unknown ids.
+pub fn structure_with(graph: &NoiseGraph, unparsed: &HashSet<String>) -> Vec<GraphIssue> {
     let mut issues = Vec::new();
     let mut by_id: HashMap<&str, &Node> = HashMap::new();
     for node in &graph.nodes {
-        if by_id.insert(node.id.as_str(), node).is_some() {
+        if by_id.insert(node.id.as_str(), node).is_some() || unparsed.contains(&node.id) {
             issues.push(issue(
                 &node.id,
                 "id",
@@ -29,14 +36,12 @@ pub fn structure(graph: &NoiseGraph) -> Vec<GraphIssue> {
     }
     if graph.output.is_empty() {
         // `output` missing is reported by the parser; a builder may leave it empty.
-        if !issues.iter().any(|i| i.field == "output") {
-            issues.push(GraphIssue {
-                node: None,
-                field: "output".into(),
-                message: "is required: the id of the node to bake".into(),
-            });
-        }
-    } else if !by_id.contains_key(graph.output.as_str()) {
+        issues.push(GraphIssue {
+            node: None,
+            field: "output".into(),
+            message: "is required: the id of the node to bake".into(),
+        });
+    } else if !by_id.contains_key(graph.output.as_str()) && !unparsed.contains(&graph.output) {
         issues.push(GraphIssue {
             node: None,
             field: "output".into(),
@@ -44,13 +49,16 @@ pub fn structure(graph: &NoiseGraph) -> Vec<GraphIssue> {
         });
     }
 
+    let index = super::walk::index_by_id(graph);
+    let dims = graph.all_dims();
     for node in &graph.nodes {
         let check_ref = |field: &str, id: &str, issues: &mut Vec<GraphIssue>| -> Option<&Node> {
             if id.is_empty() {
+                issues.push(issue(&node.id, field, "is empty: give a node id"));
                 return None;
             }
             let found = by_id.get(id).copied();
-            if found.is_none() {
+            if found.is_none() && !unparsed.contains(id) {
                 issues.push(issue(&node.id, field, format!("unknown id '{id}'")));
             }
             found
@@ -93,7 +101,7 @@ pub fn structure(graph: &NoiseGraph) -> Vec<GraphIssue> {
                 }
                 if let Some(dims) = src
                     .filter(|s| s.is_generator())
-                    .map(|s| graph.dims_of(&s.id))
+                    .map(|s| dims[index[s.id.as_str()]])
                 {
                     let want = dims.min(4) as usize;
                     if w.displace.len() != want {
@@ -105,61 +113,22 @@ pub fn structure(graph: &NoiseGraph) -> Vec<GraphIssue> {
                     }
                 }
             }
-            NodeKind::Pointwise(p) => {
-                for i in &p.inputs {
-                    check_ref("inputs", i, &mut issues);
+            NodeKind::Pointwise(_) => {
+                for (field, id) in node.input_fields() {
+                    check_ref(field, id, &mut issues);
                 }
             }
         }
     }
 
-    // Cycles: depth-first search over inputs.
-    let mut state: HashMap<&str, u8> = HashMap::new(); // 1 = on stack, 2 = done
-    let mut reported: HashSet<String> = HashSet::new();
-    fn visit<'a>(
-        id: &'a str,
-        by_id: &HashMap<&'a str, &'a Node>,
-        state: &mut HashMap<&'a str, u8>,
-        stack: &mut Vec<&'a str>,
-        issues: &mut Vec<GraphIssue>,
-        reported: &mut HashSet<String>,
-    ) {
-        match state.get(id) {
-            Some(2) => return,
-            Some(1) => {
-                let start = stack.iter().position(|s| *s == id).unwrap_or(0);
-                let mut cycle: Vec<&str> = stack[start..].to_vec();
-                cycle.push(id);
-                if reported.insert(id.to_string()) {
-                    issues.push(issue(
-                        id,
-                        "inputs",
-                        format!("cycle: {}", cycle.join(" -> ")),
-                    ));
-                }
-                return;
-            }
-            _ => {}
-        }
-        let Some(node) = by_id.get(id) else { return };
-        state.insert(id, 1);
-        stack.push(id);
-        for input in node.inputs() {
-            visit(input, by_id, state, stack, issues, reported);
-        }
-        stack.pop();
-        state.insert(id, 2);
-    }
-    for node in &graph.nodes {
-        let mut stack = Vec::new();
-        visit(
-            &node.id,
-            &by_id,
-            &mut state,
-            &mut stack,
-            &mut issues,
-            &mut reported,
-        );
+    // Cycles, each reported once, at the reference that closes it.
+    let (_, cycles) = super::walk::post_order(graph, &index, 0..graph.nodes.len());
+    for cycle in cycles {
+        issues.push(issue(
+            cycle.node,
+            cycle.field,
+            format!("cycle: {}", cycle.path.join(" -> ")),
+        ));
     }
     issues
 }

@@ -116,6 +116,15 @@ pub fn gpu_field(graph: &NoiseGraph, view: &View) -> Option<noisegraph::Field> {
     Some(ctx.run(&plan, view, &Default::default()).expect("gpu run"))
 }
 
+/// A per-axis list for a `dims`-dimensional node: `values`, its last number repeated up to
+/// `dims` entries (the graph format takes exactly one number per axis).
+pub fn axes(values: &[f64], dims: u32) -> serde_json::Value {
+    let last = *values.last().expect("at least one value");
+    serde_json::json!((0..dims as usize)
+        .map(|i| values.get(i).copied().unwrap_or(last))
+        .collect::<Vec<f64>>())
+}
+
 /// A family node given as a JSON object (without id) with a graph seed, as both paths
 /// evaluate it: its parameters, uniforms and auxiliary table (see `FamilyProbe`).
 pub fn family_probe(seed: u32, node: serde_json::Value) -> noisegraph::gpu::FamilyProbe {
