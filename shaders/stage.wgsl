@@ -1,17 +1,22 @@
 // The stage template: coordinates, octave loop, fractal remap, warp, store.
-// Twin: src/cpu/stage.rs (run_generate).
+// Twin: src/cpu/stage.rs (run_generate, and run_generate_grad for the gradient form).
 //
 // One invocation per output pixel. For octave k the host has split the (f64) origin into an
 // integer lattice offset `cell` and a small f32 `local`, so the kernel only ever works in
 // small local coordinates: a tile at x = 1e6 is as clean as one at 0. The generated prelude
 // (src/gpu/assemble.rs) declares the bindings and defines sample_family, load_displace,
 // load_partial, octave_local, octave_sum and store_out for this stage's family, pass and
-// texture shape.
+// texture shape. A stage in gradient form (FieldForm::Gradient) accumulates
+// vec4(value, d/dx, d/dy, d/dz) instead of the value: the prelude's octave_sum then adds
+// octave_term_grad (below the gradient marker, assembled only into such stages), partial
+// sums and outputs are Rgba32Float, and load_displace returns a Displaced.
 
 struct Octave {
     cell: vec4<i32>,
     local: vec4<f32>,
     step: vec4<f32>,
+    // the octave's frequency on the view axes x, y, z (d local / d p), 0 on w
+    freq: vec4<f32>,
     warp: vec4<f32>,
     period: vec4<i32>,
     seed: u32,
@@ -57,6 +62,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (EARLY_EXIT && any(gid >= params.size.xyz)) {
         return;
     }
+    // f32 and vec4<f32> in value form; Displaced and vec4<f32> in gradient form.
     let d = load_displace(gid);
     let pix = vec4<f32>(vec3<f32>(gid + params.pixel_offset.xyz), 0.0);
     var sum = octave_sum(pix, d, load_partial(gid));
@@ -74,4 +80,46 @@ fn octave_term(o: Octave, pix: vec4<f32>, d: vec4<f32>) -> f32 {
     let local = octave_local(o.local, pix, o.step, d, o.warp);
     let n = sample_family(o.cell, local, o.seed, o.period);
     return o.amp * fractal_remap(n, FRACTAL_KIND);
+}
+
+// ---- gradient form
+// Octave k samples local = o.local + pix * o.step + d * o.warp, where pix = (p - origin) *
+// size / extent and o.warp = amplitude * frequency, so d local_a / d p_b = o.freq_a (a = b, a
+// view axis) + o.warp_a * d d_a / d p_b. The octave's term amp * fractal_remap(n) then has the
+// gradient amp * fractal_remap_slope(n) * sum_a dn/dlocal_a * d local_a / d p: the prelude's
+// octave_gradient leaves the warp terms out of unwarped stages. A 4D family's w is no view
+// axis (freq.w = 0), but a 4D warp's w displacement moves the sample along w, so dn/dw enters
+// through the warp term.
+
+// A warp's displacement at a pixel with its Jacobian: `d` is the displacement per axis of the
+// source (x, y, z, w; 0 past the warped axes), `dx`, `dy`, `dz` the derivatives of those four
+// with respect to p.x, p.y, p.z.
+struct Displaced {
+    d: vec4<f32>,
+    dx: vec4<f32>,
+    dy: vec4<f32>,
+    dz: vec4<f32>,
+}
+
+// d fractal_remap(n, kind) / dn. Ridged (1 - |n|)^2 and billow 2|n| - 1 have a kink at n = 0,
+// where sign(0) = 0 takes the slope as 0 (the mean of the two one-sided slopes); the same
+// convention as `abs` in combine.wgsl.
+fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
+    let sign_n = select(select(0.0, 1.0, n > 0.0), -1.0, n < 0.0);
+    if (kind == FRACTAL_RIDGED) {
+        return -2.0 * (1.0 - abs(n)) * sign_n;
+    }
+    if (kind == FRACTAL_BILLOW) {
+        return 2.0 * sign_n;
+    }
+    return 1.0;
+}
+
+// One octave's contribution to (value, d/dx, d/dy, d/dz): the value exactly as octave_term
+// computes it, the gradient by the chain rule.
+fn octave_term_grad(o: Octave, pix: vec4<f32>, w: Displaced) -> vec4<f32> {
+    let local = octave_local(o.local, pix, o.step, w.d, o.warp);
+    let n = sample_family_grad(o.cell, local, o.seed, o.period);
+    let slope = o.amp * fractal_remap_slope(n.value, FRACTAL_KIND);
+    return vec4<f32>(o.amp * fractal_remap(n.value, FRACTAL_KIND), slope * octave_gradient(n.d, o, w));
 }

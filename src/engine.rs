@@ -3,13 +3,14 @@
 
 use std::sync::Arc;
 
-use crate::cpu::stage::DisplaceInput;
+use crate::cpu::stage::{DisplaceGradInput, DisplaceInput, GradSamplers};
 use crate::error::{Error, Result};
-use crate::family::{RowSampler, Sampler};
-use crate::field::Field;
+use crate::family::{GradPointsSampler, GradRowSampler, GradSampler, RowSampler, Sampler};
+use crate::field::{Field, GradientField, VectorField};
 use crate::gpu::{gpu_required, GpuContext, RunOptions};
 use crate::graph::{
-    octave_passes, CombineUniform, Displacement, NoiseGraph, Plan, StageKind, StageUniform, View,
+    gradient_plan, octave_passes, plan_gradient_refusal, CombineUniform, Displacement,
+    GenerateStage, NoiseGraph, Plan, StageKind, StageUniform, View,
 };
 use crate::query::PointQuery;
 
@@ -172,21 +173,160 @@ pub fn run_cpu_stages(
         .collect())
 }
 
-/// A field of `len` zeros, or an error when the allocation fails.
+/// A field of `len` zeros (see [`crate::field::zeroed_samples`]), or an error when the
+/// allocation fails.
 fn zeroed_field(len: usize) -> Result<Vec<f32>> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(len).map_err(|_| {
+    crate::field::zeroed_samples(len).ok_or_else(|| {
         Error::Limit(format!(
             "size: could not allocate a field of {len} samples on the CPU path"
         ))
-    })?;
-    out.resize(len, 0.0);
-    Ok(out)
+    })
 }
 
 /// Runs `plan` on the CPU and returns its target field.
 pub fn run_cpu(plan: &Plan, view: &View, options: &RunOptions) -> Result<Field> {
     Ok(run_cpu_stages(plan, view, options, &[plan.target])?.remove(0))
+}
+
+/// The gradient samplers of a generator chain on the CPU path: the family's vectorized row and
+/// points samplers where it has them, else its point gradient sampler, wrapped. An error names
+/// `node` when the family has no gradient form in the chain's dims.
+fn grad_samplers(
+    node: &str,
+    chain: &GenerateStage,
+    uniforms: &StageUniform,
+    aux: Arc<[f32]>,
+) -> Result<(GradRowSampler, GradPointsSampler)> {
+    let (family, dims, params) = (chain.family, chain.dims(), &chain.source.params);
+    let point: Arc<GradSampler> = Arc::new(
+        family
+            .cpu_grad_sampler(dims, params, uniforms.family, aux)
+            .ok_or_else(|| {
+                Error::InvalidRequest(format!(
+                    "node '{node}': no analytic gradient: {}",
+                    family.no_gradient_reason(dims, params)
+                ))
+            })?,
+    );
+    let rows = family
+        .cpu_grad_row_sampler(dims, params, uniforms.family)
+        .unwrap_or_else(|| {
+            let point = point.clone();
+            Box::new(move |row, out| out.fill_pointwise(|i| point(&row.point(i))))
+        });
+    let points = family
+        .cpu_grad_points_sampler(dims, params, uniforms.family)
+        .unwrap_or_else(|| Box::new(move |pts, out| out.fill_pointwise(|i| point(&pts.point(i)))));
+    Ok((rows, points))
+}
+
+/// Runs every stage of `plan` on the CPU in gradient form and returns the gradient fields of
+/// the stages in `which`: `[value, d/dx, d/dy, d/dz]` per sample with respect to the view
+/// coordinates, the value bit for bit the one [`run_cpu_stages`] gives. Fails, naming the
+/// node, when a family the plan samples has no gradient form (see
+/// [`crate::graph::gradient_refusal`]).
+pub fn run_cpu_gradient_stages(
+    plan: &Plan,
+    view: &View,
+    options: &RunOptions,
+    which: &[usize],
+) -> Result<Vec<GradientField>> {
+    plan.check_view(view)?;
+    if let Some(why) = plan_gradient_refusal(plan) {
+        return Err(Error::InvalidRequest(why));
+    }
+    // The same bytes as a value field at MAX_CPU_SAMPLES.
+    let max = MAX_CPU_SAMPLES / 4;
+    if view.pixel_count() > max {
+        return Err(Error::Limit(format!(
+            "size: {}x{}x{} = {} samples exceeds the CPU path's limit of {max} samples per gradient field",
+            view.size[0],
+            view.size[1],
+            view.size[2],
+            view.pixel_count()
+        )));
+    }
+    let len = view.pixel_count() as usize;
+    let mut fields: Vec<Vec<[f32; 4]>> = Vec::with_capacity(plan.stages.len());
+    for stage in &plan.stages {
+        let mut out = vec![[0f32; 4]; len];
+        match &stage.kind {
+            StageKind::Generate(g) => {
+                let base = g.uniforms(plan.seed, view);
+                let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
+                let (rows, points) = grad_samplers(&stage.node, g, &base, aux)?;
+                let mut inline = Vec::new();
+                for (_, node, chain) in g.displace_inline() {
+                    let u = chain.uniforms(plan.seed, view);
+                    let (rows, _) = grad_samplers(node, chain, &u, Arc::from(Vec::new()))?;
+                    inline.push((u, rows));
+                }
+                let mut inline_iter = inline.iter();
+                let displace: Vec<DisplaceGradInput> = g
+                    .displace
+                    .iter()
+                    .map(|d| match d {
+                        Displacement::Field(i) => DisplaceGradInput::Field(fields[*i].as_slice()),
+                        Displacement::Inline { .. } => {
+                            let (uniform, rows) = inline_iter.next().expect("one per chain");
+                            DisplaceGradInput::Inline { uniform, rows }
+                        }
+                    })
+                    .collect();
+                let passes =
+                    octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
+                let mut partial: Option<Vec<[f32; 4]>> = None;
+                for (i, &(first, count)) in passes.iter().enumerate() {
+                    let mut u = base;
+                    u.size[3] = count;
+                    u.mode[1] = first;
+                    u.mode[2] = u32::from(i == passes.len() - 1);
+                    let samplers = GradSamplers {
+                        rows: &rows,
+                        points: &points,
+                    };
+                    crate::cpu::stage::run_generate_grad(
+                        &u,
+                        samplers,
+                        &displace,
+                        partial.as_deref(),
+                        &mut out,
+                    );
+                    if i + 1 < passes.len() {
+                        partial = Some(out.clone());
+                    }
+                }
+            }
+            StageKind::Combine { op, inputs } => {
+                let (code, constants) = op.code_and_constants();
+                let u = CombineUniform {
+                    size: [view.size[0], view.size[1], view.size[2], 0],
+                    op: [code, 0, 0, 0],
+                    constants,
+                };
+                let ins: Vec<&[[f32; 4]]> = inputs.iter().map(|&i| fields[i].as_slice()).collect();
+                crate::cpu::stage::run_combine_grad(&u, &ins, &mut out);
+            }
+        }
+        fields.push(out);
+    }
+    Ok(which
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let data = if which[k + 1..].contains(&i) {
+                fields[i].clone()
+            } else {
+                std::mem::take(&mut fields[i])
+            };
+            GradientField::new(view.size[0], view.size[1], view.size[2], data)
+        })
+        .collect())
+}
+
+/// Runs `plan` on the CPU in gradient form and returns its target's gradient field.
+pub fn run_cpu_gradient(plan: &Plan, view: &View, options: &RunOptions) -> Result<GradientField> {
+    Ok(run_cpu_gradient_stages(plan, view, options, &[plan.target])?.remove(0))
 }
 
 /// An executor chosen once: a GPU context or the CPU path.
@@ -209,23 +349,48 @@ impl Executor {
         match backend {
             Backend::Cpu => Ok((Executor::Cpu, None)),
             Backend::Gpu => Ok((Executor::Gpu(Arc::new(GpuContext::new()?)), None)),
-            Backend::Auto => match crate::gpu::default_adapter_info() {
-                Ok(info) if info.device_type == wgpu::DeviceType::Cpu => Ok((
-                    Executor::Cpu,
-                    Some(format!(
-                        "the only GPU adapter ({}) is a CPU adapter, slower on these cores \
-                         than the CPU reference path; using the CPU path (--backend gpu uses \
-                         the adapter)",
-                        info.name
+            Backend::Auto => {
+                use crate::gpu::adapter_cache::{self, CpuAnswer};
+                // The probe's answer from the cache folder, when it led to the CPU path and
+                // nothing it depends on has changed (never when a GPU is required).
+                let cached = (!gpu_required()).then(adapter_cache::cached).flatten();
+                let answer = match cached.clone() {
+                    Some(answer) => Some(answer),
+                    None => match crate::gpu::default_adapter_info() {
+                        Ok(info) if info.device_type == wgpu::DeviceType::Cpu => {
+                            Some(CpuAnswer::CpuAdapter(info.name))
+                        }
+                        Ok(_) => None,
+                        Err(Error::NoAdapter) if !gpu_required() => Some(CpuAnswer::NoAdapter),
+                        Err(e) => return Err(e),
+                    },
+                };
+                if cached.is_none() {
+                    adapter_cache::remember(answer.as_ref());
+                }
+                let from_cache = if cached.is_some() {
+                    " (adapter probe answer from the cache; `noisegraph info` probes again)"
+                } else {
+                    ""
+                };
+                match answer {
+                    Some(CpuAnswer::CpuAdapter(name)) => Ok((
+                        Executor::Cpu,
+                        Some(format!(
+                            "the only GPU adapter ({name}) is a CPU adapter, slower on these \
+                             cores than the CPU reference path; using the CPU path (--backend \
+                             gpu uses the adapter){from_cache}"
+                        )),
                     )),
-                )),
-                Ok(_) => Ok((Executor::Gpu(Arc::new(GpuContext::new()?)), None)),
-                Err(Error::NoAdapter) if !gpu_required() => Ok((
-                    Executor::Cpu,
-                    Some("no GPU adapter found; using the CPU reference path".to_string()),
-                )),
-                Err(e) => Err(e),
-            },
+                    Some(CpuAnswer::NoAdapter) => Ok((
+                        Executor::Cpu,
+                        Some(format!(
+                            "no GPU adapter found; using the CPU reference path{from_cache}"
+                        )),
+                    )),
+                    None => Ok((Executor::Gpu(Arc::new(GpuContext::new()?)), None)),
+                }
+            }
         }
     }
 
@@ -234,8 +399,9 @@ impl Executor {
         match self {
             Executor::Gpu(ctx) => format!("GPU: {}", ctx.describe()),
             Executor::Cpu => format!(
-                "CPU reference path ({} threads)",
-                rayon::current_num_threads()
+                "CPU reference path ({} threads, {} loops)",
+                rayon::current_num_threads(),
+                crate::cpu::vector_width()
             ),
         }
     }
@@ -292,5 +458,83 @@ impl Executor {
     pub fn bake(&self, graph: &NoiseGraph, node: Option<&str>, view: &View) -> Result<Field> {
         let plan = Plan::new(graph, node)?;
         self.run(&plan, view, &RunOptions::default())
+    }
+
+    /// Runs `plan` over `view` in gradient form and returns its target's value and exact
+    /// gradient with respect to the view coordinates (see [`GradientField`]).
+    pub fn run_gradient(
+        &self,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+    ) -> Result<GradientField> {
+        match self {
+            Executor::Gpu(ctx) => ctx.run_gradient(plan, view, options),
+            Executor::Cpu => run_cpu_gradient(plan, view, options),
+        }
+    }
+
+    /// Plans and runs `node` (the graph's output when `None`) in gradient form: its value and
+    /// exact gradient. A node that cannot be differentiated (a family without a gradient form,
+    /// or a node reading one) is refused by name (see [`gradient_plan`]).
+    ///
+    /// ```
+    /// use noisegraph::{Backend, Executor, NoiseGraph, View};
+    /// let graph = NoiseGraph::from_json(r#"{"seed": 7, "output": "f", "nodes": [
+    ///     {"id": "n", "type": "perlin", "frequency": 4},
+    ///     {"id": "f", "type": "fbm", "source": "n", "octaves": 5}]}"#)?;
+    /// let view = View::image(64, 64);
+    /// let executor = Executor::new(Backend::Cpu)?;
+    /// let g = executor.bake_gradient(&graph, None, &view)?;
+    /// // The value channel is the value bake; d/dx and d/dy follow the field.
+    /// assert_eq!(g.value(), executor.bake(&graph, None, &view)?);
+    /// let [_, dx, dy, dz] = g.get(10, 20, 0);
+    /// assert!(dx.is_finite() && dy.is_finite() && dz == 0.0);
+    /// # Ok::<(), noisegraph::Error>(())
+    /// ```
+    pub fn bake_gradient(
+        &self,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: &View,
+    ) -> Result<GradientField> {
+        let plan = gradient_plan(graph, node)?;
+        self.run_gradient(&plan, view, &RunOptions::default())
+    }
+
+    /// Runs the curl of `plan`'s target over `view` (see [`crate::curl`]): for an image, the
+    /// 2D curl `(d/dy, -d/dx)` (2 components); for a volume, the curl of the vector potential
+    /// made of three copies of the plan with decorrelated seeds (3 components).
+    pub fn run_curl(&self, plan: &Plan, view: &View, options: &RunOptions) -> Result<VectorField> {
+        if !view.is_volume() {
+            return Ok(crate::curl::curl_2d(
+                &self.run_gradient(plan, view, options)?,
+            ));
+        }
+        let mut potential = Vec::with_capacity(3);
+        for copy in 0..3 {
+            potential.push(self.run_gradient(
+                &crate::curl::potential_copy(plan, copy),
+                view,
+                options,
+            )?);
+        }
+        Ok(crate::curl::curl_3d([
+            &potential[0],
+            &potential[1],
+            &potential[2],
+        ]))
+    }
+
+    /// Plans and runs the curl of `node` (the graph's output when `None`): a divergence-free
+    /// flow field (see [`Executor::run_curl`]).
+    pub fn bake_curl(
+        &self,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: &View,
+    ) -> Result<VectorField> {
+        let plan = gradient_plan(graph, node)?;
+        self.run_curl(&plan, view, &RunOptions::default())
     }
 }

@@ -301,14 +301,63 @@ pub struct StreamWriter {
     format: Format,
     size: [u32; 3],
     range: (f32, f32),
+    /// Channel names of a multi-channel file (see [`StreamWriter::create_channels`]); empty
+    /// for a plain field.
+    channels: Vec<String>,
     rows_written: u64,
     encoder: Option<Encoder>,
+}
+
+/// The shape of a `.npy` array of `size` (width, height, depth) with `channels` numbers per
+/// sample: (H, W) or (D, H, W), with a last axis of `channels` when there are several.
+fn npy_shape([w, h, d]: [u32; 3], channels: usize) -> Vec<usize> {
+    let mut shape = if d > 1 {
+        vec![d as usize, h as usize, w as usize]
+    } else {
+        vec![h as usize, w as usize]
+    };
+    if channels > 1 {
+        shape.push(channels);
+    }
+    shape
 }
 
 impl StreamWriter {
     /// Starts a `size` (width, height, depth) file; a volume's slices are stacked vertically
     /// in PNG formats.
     pub fn create(path: &Path, format: Format, size: [u32; 3], range: (f32, f32)) -> Result<Self> {
+        Self::create_with(path, format, size, range, &[])
+    }
+
+    /// Starts a `size` file with several numbers per sample, named `channels` (rows then hold
+    /// `width x channels` numbers, channel fastest): `.npy` as an array of shape
+    /// (H, W, channels) or (D, H, W, channels); OpenEXR with one named channel each (a
+    /// volume's slices stacked vertically). PNG formats, which hold one channel of values in
+    /// a range, are refused.
+    pub fn create_channels(
+        path: &Path,
+        format: Format,
+        size: [u32; 3],
+        channels: &[&str],
+    ) -> Result<Self> {
+        if matches!(format, Format::Png | Format::Png16) {
+            return Err(Error::InvalidRequest(format!(
+                "{}: {} channels ({}) do not fit a PNG, which holds one channel mapped from a value range; write .npy or .exr",
+                path.display(),
+                channels.len(),
+                channels.join(", ")
+            )));
+        }
+        Self::create_with(path, format, size, (0.0, 1.0), channels)
+    }
+
+    fn create_with(
+        path: &Path,
+        format: Format,
+        size: [u32; 3],
+        range: (f32, f32),
+        channels: &[&str],
+    ) -> Result<Self> {
         let tmp = temp_path(path);
         check_target(path, &tmp)?;
         let encode_err = |e: png::EncodingError| Error::Encode {
@@ -325,11 +374,7 @@ impl StreamWriter {
         let encoder = match format {
             Format::Npy => {
                 let mut file = open()?;
-                let shape = if d > 1 {
-                    vec![d as usize, h as usize, w as usize]
-                } else {
-                    vec![h as usize, w as usize]
-                };
+                let shape = npy_shape(size, channels.len());
                 if let Err(e) = file.write_all(&npy_header(&shape)) {
                     drop(file);
                     let _ = std::fs::remove_file(&tmp);
@@ -374,18 +419,25 @@ impl StreamWriter {
             format,
             size,
             range,
+            channels: channels.iter().map(|c| c.to_string()).collect(),
             rows_written: 0,
             encoder: Some(encoder),
         })
+    }
+
+    /// Numbers per sample: the channel count, 1 for a plain field.
+    fn samples_per_pixel(&self) -> usize {
+        self.channels.len().max(1)
     }
 
     fn total_rows(&self) -> u64 {
         self.size[1] as u64 * self.size[2] as u64
     }
 
-    /// Appends whole rows (x fastest), top to bottom.
+    /// Appends whole rows (x fastest; channel fastest within a pixel for a multi-channel
+    /// file), top to bottom.
     pub fn write_rows(&mut self, data: &[f32]) -> Result<()> {
-        let width = self.size[0] as usize;
+        let width = self.size[0] as usize * self.samples_per_pixel();
         if !data.len().is_multiple_of(width)
             || self.rows_written + (data.len() / width) as u64 > self.total_rows()
         {
@@ -402,10 +454,17 @@ impl StreamWriter {
         let mut bytes: Vec<u8> = Vec::new();
         match self.encoder.as_mut().expect("writer not finished") {
             Encoder::Npy(w) => {
-                for chunk in data.chunks(CHUNK) {
-                    bytes.clear();
-                    bytes.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
-                    w.write_all(&bytes).map_err(io_err(&path))?;
+                // The samples' own bytes on little-endian machines (no copy); converted in
+                // chunks elsewhere.
+                if cfg!(target_endian = "little") {
+                    w.write_all(bytemuck::cast_slice(data))
+                        .map_err(io_err(&path))?;
+                } else {
+                    for chunk in data.chunks(CHUNK) {
+                        bytes.clear();
+                        bytes.extend(chunk.iter().flat_map(|v| v.to_le_bytes()));
+                        w.write_all(&bytes).map_err(io_err(&path))?;
+                    }
                 }
             }
             Encoder::Png { stream, sixteen } => {
@@ -436,6 +495,32 @@ impl StreamWriter {
         Ok(())
     }
 
+    /// Whether every row has been written.
+    pub fn is_complete(&self) -> bool {
+        self.rows_written == self.total_rows()
+    }
+
+    /// Asks the OS to start writing what has been written so far to disk, without waiting
+    /// (Linux: `sync_file_range`; elsewhere nothing): the final sync in
+    /// [`finish`](Self::finish) then waits for less. Only a hint; errors are left to `finish`.
+    pub fn start_writeback(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some(Encoder::Npy(w)) = &mut self.encoder {
+            use std::os::fd::AsRawFd;
+            if w.flush().is_ok() {
+                // SAFETY: a valid open descriptor; the call only schedules writeback.
+                unsafe {
+                    libc::sync_file_range(
+                        w.get_ref().as_raw_fd(),
+                        0,
+                        0,
+                        libc::SYNC_FILE_RANGE_WRITE,
+                    );
+                }
+            }
+        }
+    }
+
     /// Finishes the file, syncs it and renames it into place (on failure the temporary
     /// file is removed).
     pub fn finish(mut self) -> Result<()> {
@@ -464,6 +549,10 @@ impl StreamWriter {
                     path: path.display().to_string(),
                     message: e.to_string(),
                 })?;
+                File::open(&self.tmp).map_err(io_err(&path))?
+            }
+            Encoder::Exr(buffer) if !self.channels.is_empty() => {
+                write_exr_channels(&self.tmp, &path, self.size, &self.channels, &buffer)?;
                 File::open(&self.tmp).map_err(io_err(&path))?
             }
             Encoder::Exr(buffer) => {
@@ -510,9 +599,66 @@ impl Drop for StreamWriter {
     }
 }
 
+/// Writes `data` (`size` samples of `channels.len()` numbers, channel fastest) to `tmp` as an
+/// OpenEXR file with one f32 channel per name, a volume's slices stacked vertically.
+fn write_exr_channels(
+    tmp: &Path,
+    path: &Path,
+    [w, h, d]: [u32; 3],
+    channels: &[String],
+    data: &[f32],
+) -> Result<()> {
+    use exr::prelude::{
+        AnyChannel, AnyChannels, Encoding, FlatSamples, Image, Layer, LayerAttributes, SmallVec,
+        WritableImage,
+    };
+    let n = channels.len();
+    let list: SmallVec<[AnyChannel<FlatSamples>; 4]> = channels
+        .iter()
+        .enumerate()
+        .map(|(c, name)| {
+            let samples = data.iter().skip(c).step_by(n).copied().collect();
+            AnyChannel::new(name.as_str(), FlatSamples::F32(samples))
+        })
+        .collect();
+    let layer = Layer::new(
+        (w as usize, (h * d) as usize),
+        LayerAttributes::default(),
+        Encoding::FAST_LOSSLESS,
+        AnyChannels::sort(list),
+    );
+    Image::from_layer(layer)
+        .write()
+        .to_file(tmp)
+        .map_err(|e| Error::Encode {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })
+}
+
+/// Writes `data` (`size` samples of `channels.len()` numbers each, channel fastest) to a
+/// multi-channel file (see [`StreamWriter::create_channels`]), atomically.
+pub fn write_channels(
+    path: &Path,
+    format: Format,
+    size: [u32; 3],
+    channels: &[&str],
+    data: &[f32],
+) -> Result<()> {
+    let mut writer = StreamWriter::create_channels(path, format, size, channels)?;
+    writer.write_rows(data)?;
+    writer.finish()
+}
+
 /// Whether `path` holds a whole file of `format` and `size`, as a finished bake leaves it
 /// (used by `--resume`): npy by its header and length, PNG by its header and IEND trailer.
 pub fn is_complete(path: &Path, format: Format, size: [u32; 3]) -> bool {
+    is_complete_channels(path, format, size, 1)
+}
+
+/// [`is_complete`] for a file of `channels` numbers per sample (see
+/// [`StreamWriter::create_channels`]).
+pub fn is_complete_channels(path: &Path, format: Format, size: [u32; 3], channels: usize) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
     };
@@ -522,13 +668,9 @@ pub fn is_complete(path: &Path, format: Format, size: [u32; 3]) -> bool {
     let [w, h, d] = size;
     match format {
         Format::Npy => {
-            let shape = if d > 1 {
-                vec![d as usize, h as usize, w as usize]
-            } else {
-                vec![h as usize, w as usize]
-            };
-            let header = npy_header(&shape);
-            let expected = header.len() as u64 + w as u64 * h as u64 * d as u64 * 4;
+            let header = npy_header(&npy_shape(size, channels));
+            let expected =
+                header.len() as u64 + w as u64 * h as u64 * d as u64 * 4 * channels.max(1) as u64;
             let mut start = vec![0u8; header.len()];
             meta.len() == expected
                 && File::open(path)

@@ -19,16 +19,19 @@
 //! # The public surface
 //!
 //! - At the crate root: the graph ([`NoiseGraph`], [`GraphBuilder`], [`NodeBuilder`],
-//!   [`View`], [`Plan`], [`PlanOptions`]), the results ([`Field`]), the executors
+//!   [`View`], [`Plan`], [`PlanOptions`]), the results ([`Field`]; with exact gradients,
+//!   [`GradientField`], and flows, [`VectorField`]: see [`Executor::bake_gradient`] and
+//!   [`Executor::bake_curl`]; [`FieldForm`] says which a run writes), the executors
 //!   ([`Executor`], [`Backend`], [`GpuContext`], [`RunOptions`]), embedding in a renderer
 //!   ([`CompiledGraph`], [`NodeParam`], [`TargetView`], [`DeviceRequirements`],
 //!   [`NormalMapPass`], [`AnalyticNormalPass`]) and the errors ([`Error`], [`Result`],
 //!   [`GraphErrors`], [`GraphIssue`], [`TargetProblem`], [`MissingLimit`]).
 //! - Modules: [`graph`] (nodes and plans), [`gpu`] (the GPU executor, the recordable
 //!   passes and GPU point queries), [`engine`] (the CPU reference path and backend choice),
-//!   [`query`] (a node's value and gradient at arbitrary points), [`wgsl_export`] (a node as
-//!   a self-contained WGSL module for your own shaders), [`parity`] (GPU against CPU, stage
-//!   by stage), [`presets`] (the embedded example graphs), and, behind
+//!   [`curl`] (divergence-free flows from gradients), [`query`] (a node's value and gradient
+//!   at arbitrary points), [`wgsl_export`] (a node as a self-contained WGSL module for your
+//!   own shaders), [`parity`] (GPU against CPU, stage by stage), [`presets`] (the embedded
+//!   example graphs), and, behind
 //!   features, `export` (PNG, EXR and `.npy` writers) and `analysis` (statistics and power
 //!   spectra).
 //! - `cpu`, `family` and `tiling` are public only for the crate's own tests, benches and
@@ -38,7 +41,7 @@
 //!
 //! - `cli` (default): the `noisegraph` command-line tool's dependencies (clap, indicatif,
 //!   font8x8), plus `export` and `analysis`.
-//! - `export`: the `export` module (png, image).
+//! - `export`: the `export` module (png, image, exr).
 //! - `analysis`: the `analysis` module (rustfft).
 //!
 //! A renderer embedding the engine depends on it with `default-features = false`: the engine
@@ -51,7 +54,10 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "analysis")))]
 pub mod analysis;
 #[doc(hidden)]
+pub mod cache;
+#[doc(hidden)]
 pub mod cpu;
+pub mod curl;
 pub mod engine;
 mod error;
 #[cfg(feature = "export")]
@@ -72,7 +78,7 @@ pub mod wgsl_export;
 
 pub use engine::{Backend, Executor};
 pub use error::{Error, GraphErrors, GraphIssue, MissingLimit, Result, TargetProblem};
-pub use field::Field;
+pub use field::{Field, FieldForm, GradientField, VectorField};
 pub use gpu::{
     AnalyticNormalPass, CompiledGraph, DeviceRequirements, GpuContext, NodeParam, NormalMapPass,
     RunOptions, TargetView,

@@ -469,33 +469,45 @@ fn assert_refused(g: &NoiseGraph, node: Option<&str>, names: &str, reason: &str)
     }
 }
 
-/// Warps, point-wise nodes, families without a gradient and variants without one (simplex's
-/// classic falloff) are refused before anything is recorded, each error naming the node; a
-/// volume view is refused too.
+/// Warps (of warps, with fused and materialized displacements) and point-wise nodes have an
+/// analytic normal map; nodes sampling a family, or a variant, without a gradient form
+/// (simplex's classic falloff) are refused before anything is recorded, each error naming
+/// the node; a volume view is refused too.
 #[test]
-fn nodes_without_an_analytic_gradient_are_refused_by_name() {
+fn only_nodes_without_an_analytic_gradient_are_refused_by_name() {
     let g = NoiseGraph::from_value(&json!({ "seed": 1, "output": "warped", "nodes": [
         { "id": "base", "type": "perlin", "frequency": 4 },
         { "id": "dx", "type": "simplex", "frequency": 2 },
         { "id": "dy", "type": "simplex", "frequency": 2, "seed_offset": 1 },
         { "id": "warped", "type": "warp", "source": "base", "displace": ["dx", "dy"], "amplitude": 0.1 },
         { "id": "sum", "type": "add", "inputs": ["base", "dx"] },
+        { "id": "twice", "type": "warp", "source": "base", "displace": ["warped", "sum"], "amplitude": 0.05 },
+        { "id": "cells", "type": "cellular", "frequency": 4 },
+        { "id": "cells_fbm", "type": "fbm", "source": "cells", "octaves": 3 },
         { "id": "waves", "type": "wave", "frequency": 4 },
         { "id": "waves_fbm", "type": "fbm", "source": "waves", "octaves": 3 },
         { "id": "s4", "type": "simplex", "dims": 4, "frequency": 4, "falloff": "classic" }
     ]}))
     .expect("graph");
-    assert_refused(&g, None, "warped", "warp");
-    assert_refused(&g, Some("sum"), "sum", "point-wise 'add'");
-    assert_refused(&g, Some("waves"), "waves", "auxiliary table");
-    assert_refused(&g, Some("waves_fbm"), "waves_fbm", "auxiliary table");
-    assert_refused(&g, Some("s4"), "s4", "falloff 'classic'");
-    // The generators inside the graph are fine.
     let view = View::image(8, 8);
     let opts = NormalMapOptions::for_view(&view);
-    for ok in ["base", "dx"] {
-        analytic_normal_map_cpu(&g, Some(ok), &view, &opts).unwrap_or_else(|e| panic!("{ok}: {e}"));
+    for ok in [
+        "base",
+        "dx",
+        "warped",
+        "sum",
+        "twice",
+        "cells",
+        "cells_fbm",
+        "waves",
+        "waves_fbm",
+    ] {
+        let normals = analytic_normal_map_cpu(&g, Some(ok), &view, &opts)
+            .unwrap_or_else(|e| panic!("{ok}: {e}"));
+        assert!(normals.iter().flatten().all(|v| v.is_finite()), "{ok}");
     }
+    // Simplex's classic falloff jumps: never differentiable.
+    assert_refused(&g, Some("s4"), "s4", "falloff 'classic'");
     let volume = View::volume(8, 8, 4);
     let three_d = graph("perlin", &json!({}), 3, "fbm", 1);
     let err = analytic_normal_map_cpu(&three_d, None, &volume, &opts).expect_err("volume");
@@ -527,8 +539,9 @@ fn read_rgba_npy(path: &std::path::Path) -> Vec<[f32; 4]> {
         .collect()
 }
 
-/// `noisegraph bake --normal-map analytic|central` writes what the library computes, and
-/// refuses an analytic map of a warp or a point-wise node with exit code 2, naming the node.
+/// `noisegraph bake --normal-map analytic|central` writes what the library computes, for
+/// warps and point-wise nodes too, and refuses an analytic map of a node that cannot be
+/// differentiated with exit code 2, naming the node.
 #[test]
 fn cli_bakes_analytic_and_central_normal_maps() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("analytic_cli");
@@ -591,23 +604,39 @@ fn cli_bakes_analytic_and_central_normal_maps() {
     assert_eq!((png.width(), png.height()), (48, 40));
     assert_eq!(png.color(), image::ColorType::Rgb8);
 
-    for (node, reason) in [("w", "warp"), ("m", "point-wise 'mul'")] {
-        let out = format!("{node}.png");
-        let run = bake("analytic", node, &out, "auto");
-        let stderr = String::from_utf8_lossy(&run.stderr);
-        assert_eq!(run.status.code(), Some(2), "{stderr}");
-        for part in [
-            format!("node '{node}'").as_str(),
-            reason,
-            "--normal-map central",
-        ] {
-            assert!(stderr.contains(part), "'{part}' missing from: {stderr}");
-        }
+    // Warps and point-wise nodes differentiate too.
+    for node in ["w", "m"] {
+        let out = format!("{node}.npy");
+        let run = bake("analytic", node, &out, "cpu");
         assert!(
-            !dir.join(&out).exists(),
-            "nothing written for a refused bake"
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
         );
+        let expected = analytic_normal_map_cpu(&g, Some(node), &view, &opts).expect("analytic");
+        assert_eq!(read_rgba_npy(&dir.join(&out)), expected, "{node}");
     }
+    // A variant without a gradient form (simplex's classic falloff jumps) is refused by name.
+    let text = json!({ "seed": 4, "output": "c", "nodes": [
+        { "id": "c", "type": "simplex", "dims": 3, "frequency": 3, "falloff": "classic" }
+    ]});
+    let classic = dir.join("classic.json");
+    std::fs::write(&classic, text.to_string()).expect("graph");
+    let run = tool()
+        .args(["bake", classic.to_str().unwrap(), "-o"])
+        .arg(dir.join("c.png"))
+        .args(["--normal-map", "analytic", "--size", "16x16"])
+        .output()
+        .expect("run noisegraph");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    for part in ["node 'c'", "falloff 'classic'", "--normal-map central"] {
+        assert!(stderr.contains(part), "'{part}' missing from: {stderr}");
+    }
+    assert!(
+        !dir.join("c.png").exists(),
+        "nothing written for a refused bake"
+    );
     let run = bake("sobel", "f", "x.png", "cpu");
     assert_eq!(run.status.code(), Some(2));
 }

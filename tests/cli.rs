@@ -403,6 +403,49 @@ fn large_outputs_are_tiled_automatically_and_streamed() {
 }
 
 #[test]
+fn large_cpu_bakes_are_written_band_by_band_equal_to_one_run() {
+    // 2048 x 2049 (over 2^22 pixels) on the CPU path: baked in whole-width bands of 1024
+    // rows, each written while the next is baked; the files equal those written from one
+    // in-process run, byte for byte, as npy and as an 8-bit PNG of the graph's range.
+    use noisegraph::export::{write_field, Format};
+    let dir = workdir("cpu_bands");
+    let json = r#"{"seed": 6, "output": "f", "nodes": [
+        {"id": "p", "type": "perlin", "frequency": 7},
+        {"id": "f", "type": "fbm", "source": "p", "octaves": 2}]}"#;
+    std::fs::write(dir.join("g.json"), json).unwrap();
+    let graph = noisegraph::NoiseGraph::from_json(json).unwrap();
+    let view = noisegraph::View::image(2048, 2049);
+    let plan = noisegraph::Plan::new(&graph, None).unwrap();
+    let whole = noisegraph::engine::run_cpu(&plan, &view, &Default::default()).unwrap();
+    for (file, format) in [("g.npy", Format::Npy), ("g.png", Format::Png)] {
+        let out = run(
+            &dir,
+            &[
+                "bake",
+                "g.json",
+                "-o",
+                file,
+                "--size",
+                "2048x2049",
+                "--backend",
+                "cpu",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{file}");
+        assert!(
+            stderr(&out).contains("3 tiles of 2048x1024 px"),
+            "{file}: baked in bands"
+        );
+        let expected = dir.join(format!("single.{}", format.name()));
+        write_field(&whole, &expected, format, graph.range_of("f")).unwrap();
+        assert!(
+            std::fs::read(dir.join(file)).unwrap() == std::fs::read(&expected).unwrap(),
+            "{file}: the banded bake equals one run"
+        );
+    }
+}
+
+#[test]
 fn resume_skips_whole_outputs_and_redoes_truncated_ones() {
     let dir = workdir("resume");
     write_graph(&dir, "g.json");
@@ -828,4 +871,47 @@ fn shards_split_a_manifest_of_whole_outputs_and_tiled_ones() {
             "t_r00_c02.npy"
         ]
     );
+}
+
+#[test]
+fn info_and_the_bake_summary_name_the_cpu_vector_width() {
+    // The width is the widest this CPU has, capped by NOISEGRAPH_CPU_VECTOR.
+    use noisegraph::cpu::vector::{VectorWidth, VECTOR_WIDTH_ENV};
+    let dir = workdir("vector_width");
+    write_graph(&dir, "g.json");
+    for cap in [None, Some(VectorWidth::Baseline)] {
+        let expected = match cap {
+            Some(w) => w,
+            None => *VectorWidth::supported().last().unwrap(),
+        };
+        let mut info = Command::new(env!("CARGO_BIN_EXE_noisegraph"));
+        let mut bake = Command::new(env!("CARGO_BIN_EXE_noisegraph"));
+        bake.args(["bake", "g.json", "-o", "g.npy", "--size", "16x16"])
+            .args(["--backend", "cpu"])
+            .current_dir(&dir);
+        info.arg("info").current_dir(&dir);
+        for cmd in [&mut info, &mut bake] {
+            match cap {
+                Some(w) => cmd.env(VECTOR_WIDTH_ENV, w.name()),
+                None => cmd.env_remove(VECTOR_WIDTH_ENV),
+            };
+        }
+        let info = info.output().unwrap();
+        let text = stdout(&info);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("CPU path: "))
+            .unwrap_or_else(|| panic!("no CPU path line in {text}"));
+        assert!(
+            line.contains(&format!("{expected} loops")),
+            "{line} (expected {expected})"
+        );
+        let bake = bake.output().unwrap();
+        assert!(bake.status.success(), "{}", stderr(&bake));
+        assert!(
+            stderr(&bake).contains(&format!("threads, {expected} loops)")),
+            "{}",
+            stderr(&bake)
+        );
+    }
 }

@@ -1,6 +1,8 @@
 //! The twins' fast `floor` and `to_i32` equal `f32::floor` (WGSL's builtin) and `as i32` on
-//! every kind of input, also inside the AVX2 loops the row samplers compile them into.
+//! every kind of input, also inside the vectorized loops (AVX-512, AVX2, baseline: every width
+//! this CPU has) the row samplers compile them into.
 
+use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
 use noisegraph::cpu::{floor, to_i32, vectorized};
 
 /// Edge cases, a sweep around small multiples of 1/7, and 200 000 random bit patterns (every
@@ -62,18 +64,22 @@ fn fast_floor_and_to_i32_equal_std() {
 #[test]
 fn vectorized_loops_give_the_same_numbers() {
     let values = values();
-    let mut floored = vec![0f32; values.len()];
-    let mut ints = vec![0i32; values.len()];
-    vectorized(
-        #[inline(always)]
-        || {
-            for ((v, f), i) in values.iter().zip(floored.iter_mut()).zip(ints.iter_mut()) {
-                *f = floor(*v);
-                *i = to_i32(*v);
-            }
-        },
-    );
-    for ((&v, &f), &i) in values.iter().zip(&floored).zip(&ints) {
-        check(v, f, i, "vectorized");
+    for width in VectorWidth::supported() {
+        let mut floored = vec![0f32; values.len()];
+        let mut ints = vec![0i32; values.len()];
+        with_vector_width(width, || {
+            vectorized(
+                #[inline(always)]
+                || {
+                    for ((v, f), i) in values.iter().zip(floored.iter_mut()).zip(ints.iter_mut()) {
+                        *f = floor(*v);
+                        *i = to_i32(*v);
+                    }
+                },
+            )
+        });
+        for ((&v, &f), &i) in values.iter().zip(&floored).zip(&ints) {
+            check(v, f, i, &format!("vectorized ({width})"));
+        }
     }
 }

@@ -15,6 +15,10 @@ mod animate;
 #[path = "../examples/vertex_displace.rs"]
 mod vertex_displace;
 
+#[allow(dead_code)]
+#[path = "../examples/flow_field.rs"]
+mod flow_field;
+
 use std::path::PathBuf;
 
 fn out_dir(name: &str) -> PathBuf {
@@ -112,4 +116,37 @@ fn vertex_displace_renders_the_heights_the_point_query_gives() {
         hi - lo > 0.3,
         "the mesh is displaced, not flat ({lo}..{hi})"
     );
+}
+
+/// The flow-field example's pictures: a slope map with flat and steep parts, and particle
+/// trails that cover most of the image (the curl neither gathers nor scatters them) without
+/// saturating it.
+#[test]
+fn flow_field_draws_slopes_and_trails() {
+    let cpu = noisegraph::Executor::new(noisegraph::Backend::Cpu).expect("cpu");
+    let size = 128;
+    let luma =
+        |rgb: &[[f32; 3]]| -> Vec<f32> { rgb.iter().map(|p| (p[0] + p[1] + p[2]) / 3.0).collect() };
+    let slope = luma(&flow_field::slope_map(&cpu, size).expect("slope"));
+    assert_eq!(slope.len(), (size * size) as usize);
+    let (lo, hi) = slope
+        .iter()
+        .fold((1.0f32, 0.0f32), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    assert!(hi - lo > 0.5, "slope map spans {lo}..{hi}");
+    let flow = luma(&flow_field::flow_map(&cpu, size).expect("flow"));
+    let lit = flow.iter().filter(|&&v| v > 0.05).count() as f64 / flow.len() as f64;
+    let full = flow.iter().filter(|&&v| v > 0.99).count() as f64 / flow.len() as f64;
+    assert!(
+        lit > 0.5 && full < 0.05,
+        "trails light {lit} of the image, {full} saturated"
+    );
+    let dir = out_dir("flow_field");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let path = dir.join("slope.png");
+    flow_field::save(
+        path.to_str().unwrap(),
+        size,
+        &flow_field::slope_map(&cpu, size).unwrap(),
+    );
+    assert_eq!(image::open(&path).expect("a PNG").width(), size);
 }

@@ -641,7 +641,8 @@ fn one_node_stages(
 fn row_samplers_equal_point_samplers_bit_for_bit() {
     // A family's row sampler must return exactly what its point sampler returns for each
     // sample of the row, on every parameter choice, with and without a period, for rows far
-    // from the origin and at a tile offset.
+    // from the origin and at a tile offset, at every vector width this CPU has.
+    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
     use noisegraph::family::SampleRow;
     let mut state = 0x9E37_79B9u32;
     let mut next = || {
@@ -672,6 +673,13 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
         let point = family.cpu_sampler(dims, &stage.source.params, u.family, aux);
         for _ in 0..200 {
             let big = (next() % 3) as i32 - 1;
+            // One row in four starts just below 2^23 (or -2^23) in x and crosses it, where
+            // the row samplers leave their short form of the lattice split.
+            let edge = match next() % 8 {
+                0 => 8_388_000.0,
+                1 => -8_389_000.0,
+                _ => 0.0,
+            };
             let row = SampleRow {
                 cell: [
                     big * 1_000_000 + (next() % 64) as i32,
@@ -680,26 +688,28 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
                     0,
                 ],
                 local: [
-                    (next() % 4096) as f32 / 512.0 - 4.0,
+                    edge + (next() % 4096) as f32 / 512.0 - 4.0,
                     (next() % 4096) as f32 / 1024.0,
                     (next() % 100) as f32 / 64.0,
                     0.0,
                 ],
-                step_x: (next() % 1000 + 1) as f32 / 4096.0,
+                step_x: (next() % 1000 + 1) as f32 / if edge == 0.0 { 4096.0 } else { 0.25 },
                 first_x: next() % 3000,
                 seed: next(),
                 period: u.octaves[0].period,
             };
             let mut out = vec![0.0f32; 1 + (next() % 77) as usize];
-            rows(&row, &mut out);
-            for (i, v) in out.iter().enumerate() {
-                let expected = point(&row.point(i));
-                assert_eq!(
-                    v.to_bits(),
-                    expected.to_bits(),
-                    "{} {dims}D {extra}: sample {i} of {row:?}: row {v}, point {expected}",
-                    family.name()
-                );
+            for width in VectorWidth::supported() {
+                with_vector_width(width, || rows(&row, &mut out));
+                for (i, v) in out.iter().enumerate() {
+                    let expected = point(&row.point(i));
+                    assert_eq!(
+                        v.to_bits(),
+                        expected.to_bits(),
+                        "{} {dims}D {extra} ({width}): sample {i} of {row:?}: row {v}, point {expected}",
+                        family.name()
+                    );
+                }
             }
         }
         checked += 1;
@@ -708,10 +718,129 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
 }
 
 #[test]
+fn long_row_samplers_equal_point_samplers_bit_for_bit() {
+    // Whole image rows (hundreds to thousands of samples over a few to many cells), where
+    // cellular rows take their block paths (each cell's points drawn once, blocks within one
+    // or two cells) and fall back per sample elsewhere; steps of either sign, every width.
+    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
+    use noisegraph::family::SampleRow;
+    let mut state = 0x51ED_2701u32;
+    let mut next = || {
+        state = noisegraph::cpu::hash::pcg(state);
+        state
+    };
+    let extras = [json!({}), json!({"fade": "cubic"})];
+    let mut checked = 0;
+    for (family, dims, extra, stage, u) in one_node_stages(11, &extras) {
+        if !["value", "perlin", "simplex", "cellular"].contains(&family.name()) {
+            continue;
+        }
+        let Some(rows) = family.cpu_row_sampler(dims, &stage.source.params, u.family) else {
+            continue;
+        };
+        let point = family.cpu_sampler(
+            dims,
+            &stage.source.params,
+            u.family,
+            stage.aux_data(11).unwrap_or_default().into(),
+        );
+        for case in 0..12 {
+            let n = [2048, 1000, 333, 4096][case % 4];
+            // From 1/256 of a cell per sample (16 samples well inside a cell) to 1/3.
+            let step = [1.0 / 256.0, 1.0 / 64.0, 1.0 / 17.0, 1.0 / 3.0][(case / 4 + case) % 4];
+            let sign = if next() % 4 == 0 { -1.0 } else { 1.0 };
+            let row = SampleRow {
+                cell: [
+                    (next() % 2000) as i32 - 1000,
+                    (next() % 2000) as i32 - 1000,
+                    (next() % 9) as i32,
+                    0,
+                ],
+                local: [
+                    (next() % 1024) as f32 / 256.0,
+                    (next() % 4096) as f32 / 1024.0,
+                    (next() % 100) as f32 / 64.0,
+                    0.0,
+                ],
+                step_x: sign * step,
+                first_x: next() % 64,
+                seed: next(),
+                period: u.octaves[0].period,
+            };
+            let mut out = vec![0.0f32; n];
+            for width in VectorWidth::supported() {
+                with_vector_width(width, || rows(&row, &mut out));
+                for (i, v) in out.iter().enumerate() {
+                    let expected = point(&row.point(i));
+                    assert_eq!(
+                        v.to_bits(),
+                        expected.to_bits(),
+                        "{} {dims}D {extra} ({width}): sample {i} of {row:?}: row {v}, point {expected}",
+                        family.name()
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12 * 8, "long rows checked: {checked}");
+}
+
+#[test]
+fn row_samplers_equal_point_samplers_on_lattice_lines_and_signed_zeros() {
+    // Rows whose y and z lie on lattice lines (offsets of exactly 0 or 1, either sign of
+    // zero) and whose x steps over lattice points: where the gradient terms are zeros whose
+    // sign depends on the order of operations. Every width this CPU has.
+    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
+    use noisegraph::family::SampleRow;
+    let mut checked = 0;
+    for (family, dims, extra, stage, u) in one_node_stages(3, &[json!({})]) {
+        let Some(rows) = family.cpu_row_sampler(dims, &stage.source.params, u.family) else {
+            continue;
+        };
+        let aux = stage.aux_data(3).unwrap_or_default().into();
+        let point = family.cpu_sampler(dims, &stage.source.params, u.family, aux);
+        for (y, z, x0, step) in [
+            (0.0, 0.0, 0.0, 0.25),
+            (-0.0, -0.0, -0.0, 0.5),
+            (1.0, -0.0, -2.0, 0.25),
+            (-0.0, 1.0, -0.0, -0.25),
+            (0.5, -0.0, 3.0, 1.0),
+        ] {
+            let row = SampleRow {
+                cell: [5, -7, 2, 0],
+                local: [x0, y, z, 0.0],
+                step_x: step,
+                first_x: 0,
+                seed: 0x1234_5678,
+                period: [0; 4],
+            };
+            let mut out = vec![0.0f32; 40];
+            for width in VectorWidth::supported() {
+                with_vector_width(width, || rows(&row, &mut out));
+                for (i, v) in out.iter().enumerate() {
+                    let expected = point(&row.point(i));
+                    assert_eq!(
+                        v.to_bits(),
+                        expected.to_bits(),
+                        "{} {dims}D {extra} ({width}): sample {i} of {row:?}: row {v}, point {expected}",
+                        family.name()
+                    );
+                }
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 8, "row samplers checked: {checked}");
+}
+
+#[test]
 fn points_samplers_equal_point_samplers_bit_for_bit() {
     // A family's sampler for a warped row (positions given axis by axis) must return exactly
     // what its point sampler returns at each position, on every parameter choice, with and
-    // without a period, near and far from the origin, at positions in any order.
+    // without a period, near and far from the origin, at positions in any order, at every
+    // vector width this CPU has.
+    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
     use noisegraph::family::SamplePoints;
     let mut state = 0x85EB_CA6Bu32;
     let mut next = || {
@@ -762,15 +891,17 @@ fn points_samplers_equal_point_samplers_bit_for_bit() {
                     period: u.octaves[0].period,
                 };
                 let mut out = vec![0.0f32; n];
-                points(&pts, &mut out);
-                for (i, v) in out.iter().enumerate() {
-                    let expected = point(&pts.point(i));
-                    assert_eq!(
+                for width in VectorWidth::supported() {
+                    with_vector_width(width, || points(&pts, &mut out));
+                    for (i, v) in out.iter().enumerate() {
+                        let expected = point(&pts.point(i));
+                        assert_eq!(
                         v.to_bits(),
                         expected.to_bits(),
-                        "{} {dims}D {extra} (per-point cells: {per_point}): point {i}: {v} against {expected}",
+                        "{} {dims}D {extra} (per-point cells: {per_point}, {width}): point {i}: {v} against {expected}",
                         family.name()
                     );
+                    }
                 }
             }
         }
@@ -779,4 +910,123 @@ fn points_samplers_equal_point_samplers_bit_for_bit() {
     // value and Perlin (2D and 3D, three fades, a period; Perlin also random gradients) and
     // simplex (2D and 3D, both falloffs).
     assert!(checked >= 20, "points samplers checked: {checked}");
+}
+
+#[test]
+fn gradient_row_and_points_samplers_equal_the_point_gradient_sampler_bit_for_bit() {
+    // A family's vectorized gradient samplers (rows of an unwarped stage, points of a warped
+    // one) must return exactly the value and derivatives of its point gradient sampler, on
+    // every parameter choice, with and without a period, near and far from the origin.
+    use noisegraph::family::{GradSamples, NoiseGrad, SamplePoints, SampleRow};
+    let mut state = 0x27D4_EB2Fu32;
+    let mut next = || {
+        state = noisegraph::cpu::hash::pcg(state);
+        state
+    };
+    let extras = [
+        json!({}),
+        json!({"fade": "cubic"}),
+        json!({"fade": "linear"}),
+        json!({"fade": "linear", "gradients": "random"}),
+        json!({"period": 8}),
+    ];
+    let same = |a: NoiseGrad, b: NoiseGrad| {
+        a.value.to_bits() == b.value.to_bits()
+            && a.d
+                .iter()
+                .zip(&b.d)
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+    };
+    let (mut rows_checked, mut points_checked) = (0, 0);
+    for (family, dims, extra, stage, u) in one_node_stages(13, &extras) {
+        let params = &stage.source.params;
+        let aux: std::sync::Arc<[f32]> = stage.aux_data(13).unwrap_or_default().into();
+        let Some(point) = family.cpu_grad_sampler(dims, params, u.family, aux) else {
+            assert!(family
+                .cpu_grad_row_sampler(dims, params, u.family)
+                .is_none());
+            assert!(family
+                .cpu_grad_points_sampler(dims, params, u.family)
+                .is_none());
+            continue;
+        };
+        let label = format!("{} {dims}D {extra}", family.name());
+        let mut out = GradSamples::default();
+        if let Some(rows) = family.cpu_grad_row_sampler(dims, params, u.family) {
+            for _ in 0..100 {
+                let big = (next() % 3) as i32 - 1;
+                let row = SampleRow {
+                    cell: [
+                        big * 1_000_000 + (next() % 64) as i32,
+                        -((next() % 50_000) as i32),
+                        (next() % 9) as i32,
+                        0,
+                    ],
+                    local: [
+                        (next() % 4096) as f32 / 512.0 - 4.0,
+                        (next() % 4096) as f32 / 1024.0,
+                        (next() % 100) as f32 / 64.0,
+                        0.0,
+                    ],
+                    step_x: (next() % 1000 + 1) as f32 / 4096.0,
+                    first_x: next() % 3000,
+                    seed: next(),
+                    period: u.octaves[0].period,
+                };
+                out.resize(1 + (next() % 77) as usize);
+                rows(&row, &mut out);
+                for i in 0..out.len() {
+                    let expected = point(&row.point(i));
+                    assert!(
+                        same(out.get(i), expected),
+                        "{label}: sample {i} of {row:?}: row {:?}, point {expected:?}",
+                        out.get(i)
+                    );
+                }
+            }
+            rows_checked += 1;
+        }
+        if let Some(points) = family.cpu_grad_points_sampler(dims, params, u.family) {
+            for _ in 0..100 {
+                let n = 1 + (next() % 77) as usize;
+                let scale = [1.0f32, 64.0, 4096.0][(next() % 3) as usize];
+                let local: Vec<Vec<f32>> = (0..4)
+                    .map(|_| {
+                        (0..n)
+                            .map(|_| ((next() % 65536) as f32 / 32768.0 - 1.0) * scale)
+                            .collect()
+                    })
+                    .collect();
+                // Every other draw with per-point cells (a point query's form), far apart.
+                let cells: Vec<Vec<i32>> = (0..4)
+                    .map(|_| (0..n).map(|_| next() as i32 >> (next() % 32)).collect())
+                    .collect();
+                let pts = SamplePoints {
+                    cell: [(next() % 64) as i32, -((next() % 50_000) as i32), 3, 0],
+                    cells: (next() % 2 == 0)
+                        .then_some([&cells[0], &cells[1], &cells[2], &cells[3]]),
+                    local: [&local[0], &local[1], &local[2], &local[3]],
+                    seed: next(),
+                    period: u.octaves[0].period,
+                };
+                out.resize(n);
+                points(&pts, &mut out);
+                for i in 0..n {
+                    let expected = point(&pts.point(i));
+                    assert!(
+                        same(out.get(i), expected),
+                        "{label}: point {i}: {:?} against {expected:?}",
+                        out.get(i)
+                    );
+                }
+            }
+            points_checked += 1;
+        }
+    }
+    // value and Perlin (2D and 3D, three fades, a period; Perlin also random gradients) and
+    // simplex (2D and 3D).
+    assert!(
+        rows_checked >= 20 && points_checked >= 20,
+        "gradient samplers checked: {rows_checked} row, {points_checked} points"
+    );
 }

@@ -520,3 +520,113 @@ fn bind_warns_and_a_busy_port_is_a_clear_error() {
     assert!(err.contains("warning: --bind 0.0.0.0"), "{err}");
     assert!(line.contains("http://127.0.0.1:"), "{line}");
 }
+
+/// The flow view's `gradient` and `curl` modes: the preview carries, after its samples, two
+/// f32 per pixel that are what `bake --output gradient|curl` writes (the samples still the
+/// value bake's); a node that cannot be differentiated is refused at `flow`, naming it.
+#[test]
+fn flow_modes_carry_the_exact_gradient_and_curl() {
+    let server = serve(&[]);
+    let modes = get(server.port, "/api/meta").json()["flow_modes"].clone();
+    assert_eq!(modes, json!(["heading", "gradient", "curl"]));
+    let dir = temp_dir("flow");
+    let graph = json!({ "seed": 5, "output": "w", "nodes": [
+        { "id": "p", "type": "perlin", "frequency": 3 },
+        { "id": "f", "type": "fbm", "source": "p", "octaves": 4 },
+        { "id": "c", "type": "cellular", "frequency": 4 },
+        { "id": "w", "type": "warp", "source": "f", "displace": ["c", "p"], "amplitude": 0.1 }
+    ]});
+    let file = dir.join("g.json");
+    std::fs::write(&file, graph.to_string()).unwrap();
+    let (w, h) = (40usize, 24usize);
+    let values = dir.join("v.npy");
+    bake(&[
+        file.to_str().unwrap(),
+        "-o",
+        values.to_str().unwrap(),
+        "--size",
+        "40x24",
+        "--origin",
+        "2.5,-1",
+        "--extent",
+        "2,1.5",
+    ]);
+    let values = read_npy(&values);
+    for (mode, channels) in [("gradient", 3), ("curl", 2)] {
+        let view = json!({ "graph": graph, "size": [w, h], "origin": ["2.5", "-1"],
+            "extent": ["2", "1.5"], "flow": mode });
+        let reply = post(server.port, "/api/render", &view);
+        assert_eq!(
+            reply.status,
+            200,
+            "{mode}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        let (header, samples) = unpack(&reply.body);
+        assert_eq!(header["flow"], json!({ "mode": mode, "components": 2 }));
+        assert_eq!(header["extent"], json!([2.0, 1.5]));
+        assert_eq!(samples.len(), w * h * 3, "{mode}: samples then vectors");
+        assert_eq!(
+            samples[..w * h],
+            values[..],
+            "{mode}: the samples are the value bake"
+        );
+        let npy = dir.join(format!("{mode}.npy"));
+        bake(&[
+            file.to_str().unwrap(),
+            "-o",
+            npy.to_str().unwrap(),
+            "--size",
+            "40x24",
+            "--origin",
+            "2.5,-1",
+            "--extent",
+            "2,1.5",
+            "--output",
+            mode,
+        ]);
+        let baked = read_npy(&npy);
+        let expected: Vec<f32> = baked
+            .chunks(channels)
+            .flat_map(|s| [s[channels - 2], s[channels - 1]])
+            .collect();
+        assert_eq!(samples[w * h..], expected[..], "{mode}: the baked vectors");
+        assert!(expected.iter().any(|v| *v != 0.0));
+    }
+    // The heading mode needs no vectors.
+    let view = json!({ "graph": graph, "size": [8, 8], "flow": "heading" });
+    let (header, samples) = unpack(&post(server.port, "/api/render", &view).body);
+    assert!(header["flow"].is_null());
+    assert_eq!(samples.len(), 64);
+    // Simplex's classic falloff jumps: no gradient, refused at `flow` with the node's name;
+    // its values still render in the heading mode.
+    let classic = json!({ "seed": 1, "output": "f", "nodes": [
+        { "id": "s", "type": "simplex", "dims": 3, "falloff": "classic", "frequency": 2 },
+        { "id": "f", "type": "fbm", "source": "s", "octaves": 2 }
+    ]});
+    let reply = post(
+        server.port,
+        "/api/render",
+        &json!({ "graph": classic, "size": [8, 8], "flow": "curl" }),
+    );
+    assert_eq!(reply.status, 422);
+    let errors = reply.json()["errors"].clone();
+    assert_eq!(errors[0]["field"], "flow", "{errors}");
+    let message = errors[0]["message"].as_str().unwrap();
+    for part in [
+        "'curl'",
+        "node 'f'",
+        "'s'",
+        "falloff 'classic'",
+        "'heading'",
+    ] {
+        assert!(message.contains(part), "'{part}' missing from: {message}");
+    }
+    let reply = post(
+        server.port,
+        "/api/render",
+        &json!({ "graph": classic, "size": [8, 8], "flow": "heading" }),
+    );
+    assert_eq!(reply.status, 200);
+    let _ = std::fs::remove_dir_all(&dir);
+}

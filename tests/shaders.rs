@@ -6,12 +6,13 @@ use std::path::Path;
 
 use noisegraph::family::{registry, FamilyParams, ParamKind, ParamValue};
 use noisegraph::gpu::assemble::{
-    analytic_normal_source, combine_source, generate_source, normal_map_source, shader_paths,
-    specialized_generate_source, validate_wgsl, GenerateLayout, OctaveConstants, OctavePass,
+    analytic_normal_source, combine_source, combine_source_in, generate_source, generate_source_in,
+    normal_map_source, shader_paths, specialized_generate_source, validate_wgsl, GenerateLayout,
+    OctaveConstants, OctavePass,
 };
 use noisegraph::gpu::NormalMapFormat;
 use noisegraph::graph::{Displacement, FamilyNode, FractalKind, FractalNode, GenerateStage};
-use noisegraph::View;
+use noisegraph::{FieldForm, View};
 
 fn wgsl_files(dir: &Path, out: &mut Vec<String>) {
     for entry in std::fs::read_dir(dir).expect("read shaders/") {
@@ -139,6 +140,26 @@ fn fused_warp_shapes_validate() {
                                     inl.name()
                                 );
                             }
+                            // In gradient form where both families have one.
+                            let both = fam.wgsl_grad_call(dims, &params).is_some()
+                                && inl
+                                    .wgsl_grad_call(inline_dims, &default_params(**inl))
+                                    .is_some();
+                            let source = generate_source_in(
+                                FieldForm::Gradient,
+                                &stage,
+                                layout,
+                                pass_of(partial),
+                                None,
+                            );
+                            assert_eq!(source.is_some(), both);
+                            if let Some(Err(e)) = source.map(|s| validate_wgsl(&s)) {
+                                panic!(
+                                    "{} {dims}D fused with {} {layout:?} in gradient form fails validation:\n{e}",
+                                    fam.name(),
+                                    inl.name()
+                                );
+                            }
                         }
                     }
                 }
@@ -178,33 +199,7 @@ fn every_wgsl_file_validates_as_assembled() {
             }
             for params in variants {
                 let mut stage = stage_for(*fam, dims, params.clone());
-                // The analytic normal pass, for families with a gradient variant and no
-                // auxiliary table (the pass refuses those: it binds none): every output
-                // format, with and without a period.
-                let has_aux = fam.aux_data(dims, &params, 1).is_some();
-                if fam.wgsl_grad_call(dims, &params).is_some() && !has_aux {
-                    covered.insert("analytic_normal.wgsl".into());
-                    for period in [None, Some([4; 4])] {
-                        stage.source.period = period;
-                        for format in NormalMapFormat::ALL {
-                            let source = analytic_normal_source(&stage, format.wgsl_name())
-                                .expect("a gradient variant");
-                            if let Err(e) = validate_wgsl(&source) {
-                                panic!(
-                                    "{} {dims}D analytic normal {format:?} period {period:?} fails validation:\n{e}",
-                                    fam.name()
-                                );
-                            }
-                        }
-                    }
-                    stage.source.period = None;
-                } else if !has_aux {
-                    assert!(
-                        analytic_normal_source(&stage, "rgba16float").is_none(),
-                        "{} {dims}D has no gradient variant, so no analytic source",
-                        fam.name()
-                    );
-                }
+                let gradient = fam.wgsl_grad_call(dims, &params).is_some();
                 let aux = stage.family.aux_data(dims, &params, 1).is_some();
                 for volume in [false, true] {
                     for partial in [false, true] {
@@ -227,6 +222,36 @@ fn every_wgsl_file_validates_as_assembled() {
                                     fam.name()
                                 );
                             }
+                            // The gradient form, where the family has one (with and without
+                            // a period); none where it has not.
+                            for period in [None, Some([4; 4])] {
+                                stage.source.period = period;
+                                let source = generate_source_in(
+                                    FieldForm::Gradient,
+                                    &stage,
+                                    layout,
+                                    pass_of(partial),
+                                    None,
+                                );
+                                assert_eq!(source.is_some(), gradient, "{} {dims}D", fam.name());
+                                if let Some(Err(e)) = source.map(|s| validate_wgsl(&s)) {
+                                    panic!(
+                                        "{} {dims}D {layout:?} period {period:?} in gradient form fails validation:\n{e}",
+                                        fam.name()
+                                    );
+                                }
+                            }
+                            stage.source.period = None;
+                            if gradient {
+                                let source =
+                                    specialized_gradient_source(&stage, layout, pass_of(partial));
+                                if let Err(e) = validate_wgsl(&source) {
+                                    panic!(
+                                        "{} {dims}D {layout:?}, specialized, in gradient form fails validation:\n{e}",
+                                        fam.name()
+                                    );
+                                }
+                            }
                         }
                     }
                 }
@@ -238,12 +263,18 @@ fn every_wgsl_file_validates_as_assembled() {
         for inputs in 0..=3 {
             validate_wgsl(&combine_source(volume, inputs))
                 .unwrap_or_else(|e| panic!("combine volume={volume} inputs={inputs}:\n{e}"));
+            validate_wgsl(&combine_source_in(FieldForm::Gradient, volume, inputs)).unwrap_or_else(
+                |e| panic!("combine volume={volume} inputs={inputs} in gradient form:\n{e}"),
+            );
         }
     }
     for format in NormalMapFormat::ALL {
         validate_wgsl(&normal_map_source(format.wgsl_name()))
             .unwrap_or_else(|e| panic!("normal map {format:?}:\n{e}"));
+        validate_wgsl(&analytic_normal_source(format.wgsl_name()))
+            .unwrap_or_else(|e| panic!("analytic normal map {format:?}:\n{e}"));
     }
+    covered.insert("analytic_normal.wgsl".into());
     covered.insert("stage.wgsl".into());
     covered.insert("combine.wgsl".into());
     covered.insert("normal_map.wgsl".into());
@@ -281,8 +312,10 @@ fn every_kernel_has_a_cpu_twin() {
     };
     let shaders = stems("shaders", "wgsl");
     let mut twins = stems("src/cpu", "rs");
-    // CPU-side modules with no kernel of their own: what the executors ask the twins for.
-    const CPU_ONLY: &[&str] = &["sample"];
+    // CPU-side modules with no kernel of their own: what the executors ask the twins for,
+    // the choice of vector unit the twins' row loops are compiled for, and row loops written
+    // for one vector unit (the twins' numbers, in intrinsics).
+    const CPU_ONLY: &[&str] = &["sample", "vector", "avx512"];
     for cpu_only in CPU_ONLY {
         assert!(twins.remove(*cpu_only), "src/cpu/{cpu_only}.rs exists");
     }
@@ -319,6 +352,26 @@ fn specialized_source(stage: &GenerateStage, layout: GenerateLayout, pass: Octav
             inline: &inline,
         },
     )
+}
+
+/// [`specialized_source`] in gradient form.
+fn specialized_gradient_source(
+    stage: &GenerateStage,
+    layout: GenerateLayout,
+    pass: OctavePass,
+) -> String {
+    let view = View::image(8, 8).with_origin([-1234.5, 77.25, 3.0]);
+    let uniform = stage.uniforms(1, &view);
+    let inline: Vec<_> = stage
+        .displace_inline()
+        .map(|(_, _, chain)| chain.uniforms(1, &view))
+        .collect();
+    let constants = OctaveConstants {
+        stage: &uniform,
+        inline: &inline,
+    };
+    generate_source_in(FieldForm::Gradient, stage, layout, pass, Some(constants))
+        .expect("a gradient form")
 }
 
 /// A pass shape for a layout: the first pass of a split stage, or a later one that finalizes.

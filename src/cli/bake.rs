@@ -8,12 +8,14 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use noisegraph::export::{
-    is_complete, remove_stale_partials, write_field, write_normal_map, Format, StreamWriter,
+    is_complete, is_complete_channels, remove_stale_partials, write_channels, write_field,
+    write_normal_map, Format, StreamWriter,
 };
 use noisegraph::gpu::{
-    analytic_chain, analytic_normal_map, analytic_normal_map_cpu, normal_map_cpu, NormalMapFormat,
+    analytic_normal_map, analytic_normal_map_cpu, analytic_plan, normal_map_cpu, NormalMapFormat,
     NormalMapOptions,
 };
+use noisegraph::graph::gradient_plan;
 use noisegraph::tiling::{Shard, TileGrid};
 use noisegraph::{Backend, Executor, NoiseGraph, Plan, RunOptions, View};
 
@@ -28,6 +30,10 @@ use super::Failure;
 pub const AUTO_TILE_PIXELS: u64 = 1 << 24;
 /// The tile edge used when tiling automatically.
 pub const AUTO_TILE: u32 = 1024;
+/// On the CPU path, images of at least this many pixels (2D, streamed formats) are baked in
+/// row bands of about half as many, each written while the next is baked: writing and the
+/// disk's work overlap the generation instead of following it.
+pub const CPU_BAND_PIXELS: u64 = 1 << 22;
 
 #[derive(Args)]
 pub struct BakeArgs {
@@ -35,8 +41,20 @@ pub struct BakeArgs {
     /// --manifest), -o is the output folder and each graph writes <stem>.<ext> there.
     pub graphs: Vec<PathBuf>,
     /// Output file (one graph) or output folder (several graphs, or a manifest).
-    #[arg(short, long)]
+    #[arg(short = 'o', long = "out", value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// What to bake: `value` (the field), `gradient` (value and exact gradient: npy
+    /// (H, W, 3) = value, d/dx, d/dy, or (D, H, W, 4) with d/dz for a volume; exr channels
+    /// value, gradient.x, gradient.y[, gradient.z]) or `curl` (a divergence-free flow: npy
+    /// (H, W, 2) = (d/dy, -d/dx), or (D, H, W, 3) for a volume, the curl of three decorrelated
+    /// copies of the graph; exr channels curl.x, curl.y[, curl.z]). Gradient and curl are
+    /// written as npy or exr only.
+    #[arg(
+        long = "output",
+        value_name = "value|gradient|curl",
+        default_value = "value"
+    )]
+    pub quantity: String,
     /// A JSON list of jobs: {"graph" or "preset", "output", "size", "origin", "extent",
     /// "node", "format", "normalize", "tile", "stitch"}; missing fields take the flags' values.
     #[arg(long)]
@@ -139,6 +157,45 @@ fn parse_normal_mode(text: &str) -> Result<NormalMode, Failure> {
     }
 }
 
+/// What a bake writes per pixel (`--output`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quantity {
+    Value,
+    Gradient,
+    Curl,
+}
+
+fn parse_quantity(text: &str) -> Result<Quantity, Failure> {
+    match text {
+        "value" => Ok(Quantity::Value),
+        "gradient" => Ok(Quantity::Gradient),
+        "curl" => Ok(Quantity::Curl),
+        other => Err(Failure::bad_input(format!(
+            "--output: unknown output '{other}' (value, gradient, curl)"
+        ))),
+    }
+}
+
+impl Quantity {
+    fn name(self) -> &'static str {
+        match self {
+            Quantity::Value => "value",
+            Quantity::Gradient => "gradient",
+            Quantity::Curl => "curl",
+        }
+    }
+    /// The channel names of a multi-channel output for an image or a volume.
+    fn channels(self, volume: bool) -> &'static [&'static str] {
+        match (self, volume) {
+            (Quantity::Value, _) => &[],
+            (Quantity::Gradient, false) => &["value", "gradient.x", "gradient.y"],
+            (Quantity::Gradient, true) => &["value", "gradient.x", "gradient.y", "gradient.z"],
+            (Quantity::Curl, false) => &["curl.x", "curl.y"],
+            (Quantity::Curl, true) => &["curl.x", "curl.y", "curl.z"],
+        }
+    }
+}
+
 /// What a batch did, for the summary line.
 #[derive(Default)]
 struct Tally {
@@ -152,6 +209,8 @@ struct Tally {
 struct Runner {
     backend: Backend,
     executor: Option<Executor>,
+    /// What every job bakes (`--output`).
+    quantity: Quantity,
     shard: Option<Shard>,
     resume: bool,
     tally: Tally,
@@ -168,6 +227,13 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
     parse_normalize(&args.normalize)?;
     if let Some(f) = &args.format {
         parse_format(f)?;
+    }
+    let quantity = parse_quantity(&args.quantity)?;
+    if quantity != Quantity::Value && args.normal_map.is_some() {
+        return Err(Failure::bad_input(format!(
+            "--output {}: not with --normal-map (a normal map is its own output)",
+            quantity.name()
+        )));
     }
     let defaults = Defaults {
         size: args.size.clone(),
@@ -187,6 +253,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
     let mut runner = Runner {
         backend,
         executor: None,
+        quantity,
         shard,
         resume: args.resume,
         tally: Tally::default(),
@@ -208,7 +275,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         let output = args
             .output
             .clone()
-            .ok_or_else(|| Failure::bad_input("-o/--output: required (the output file)"))?;
+            .ok_or_else(|| Failure::bad_input("-o/--out: required (the output file)"))?;
         let job = single_job(sources.remove(0), output, &defaults)?;
         runner.bake_normal_map(&job, mode, args.height_scale)?;
         runner.summary(0, start);
@@ -220,7 +287,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         let output = args
             .output
             .clone()
-            .ok_or_else(|| Failure::bad_input("-o/--output: required (the output file)"))?;
+            .ok_or_else(|| Failure::bad_input("-o/--out: required (the output file)"))?;
         let job = single_job(sources.remove(0), output, &defaults)?;
         if let Some(parent) = job.output.parent().filter(|p| !p.as_os_str().is_empty()) {
             if !parent.is_dir() {
@@ -250,7 +317,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
     let out_dir = args.output.clone();
     if args.manifest.is_none() && out_dir.is_none() {
         return Err(Failure::bad_input(
-            "-o/--output: required (the output folder, with several graphs)",
+            "-o/--out: required (the output folder, with several graphs)",
         ));
     }
     if let Some(dir) = out_dir.as_deref().filter(|d| d.exists() && !d.is_dir()) {
@@ -423,7 +490,7 @@ impl Runner {
         };
         if mode == NormalMode::Analytic {
             // Refuse before opening a device.
-            analytic_chain(&graph, Some(&target))?;
+            analytic_plan(&graph, Some(&target))?;
         }
         let start = Instant::now();
         let normals = match (mode, self.executor()?) {
@@ -466,6 +533,9 @@ impl Runner {
     fn run_job(&mut self, job: &Job, units: &[usize]) -> Result<(), Failure> {
         let graph = job.source.load()?;
         let target = job.node.as_deref().unwrap_or(&graph.output).to_string();
+        if self.quantity != Quantity::Value {
+            return self.run_channels_job(job, units, &graph, &target);
+        }
         let plan = Plan::new(&graph, Some(&target))?;
         plan.check_view(&job.view)?;
         let range_of = |graph: &NoiseGraph| graph.range_of(&target);
@@ -532,11 +602,22 @@ impl Runner {
             None => {
                 let max = self.max_dimension()?;
                 let [w, h, _] = job.view.size;
+                let on_cpu = matches!(self.executor()?, Executor::Cpu);
+                let streamed = match job.format {
+                    Format::Npy => true,
+                    // A PNG of the data's own range needs the whole field first.
+                    Format::Png | Format::Png16 => !job.minmax,
+                    Format::Exr => false,
+                };
                 if job.view.pixel_count() > AUTO_TILE_PIXELS || w > max || h > max {
                     // Wide images get shorter tiles, so a row band stays near 2^26 pixels.
                     let tile_w = AUTO_TILE.min(max);
                     let tile_h = ((1u64 << 26) / w as u64).clamp(16, AUTO_TILE as u64) as u32;
                     Some(TileGrid::with_tile_size([w, h], [tile_w, tile_h.min(max)]))
+                } else if on_cpu && streamed && job.view.pixel_count() >= CPU_BAND_PIXELS {
+                    // Whole-width bands (the CPU path splits rows between its threads).
+                    let band_h = ((CPU_BAND_PIXELS / 2) / w as u64).max(16) as u32;
+                    Some(TileGrid::with_tile_size([w, h], [w, band_h]))
                 } else {
                     None
                 }
@@ -593,7 +674,9 @@ impl Runner {
     }
 
     /// Bakes the grid's tiles one row band at a time and streams each band to the file:
-    /// memory holds one band (width x tile height) and one tile, not the image.
+    /// memory holds a few bands (width x tile height) and one tile, not the image. A second
+    /// thread writes (and encodes) each band while the next is baked, and asks the OS to
+    /// start putting it on disk, so that little is left for the final sync.
     fn bake_stitched(
         &mut self,
         plan: &Plan,
@@ -603,28 +686,217 @@ impl Runner {
         bar: &ProgressBar,
     ) -> Result<(), Failure> {
         let width = job.view.size[0] as usize;
-        let mut writer = StreamWriter::create(&job.output, job.format, job.view.size, range)?;
-        let mut band: Vec<f32> = Vec::new();
-        for row in 0..grid.rows() {
-            let mut band_height = 0usize;
-            for column in 0..grid.columns() {
-                let tile = grid.tile((row * grid.columns() + column) as usize);
-                let field = self.bake(plan, &tile.view(&job.view))?;
-                let (tw, th) = (tile.size[0] as usize, tile.size[1] as usize);
-                if band_height == 0 {
-                    band_height = th;
-                    band.clear();
-                    band.resize(width * th, 0.0);
+        let writer = StreamWriter::create(&job.output, job.format, job.view.size, range)?;
+        // One band waiting while one is written and the next is baked.
+        let (bands, received) = std::sync::mpsc::sync_channel::<Vec<f32>>(1);
+        std::thread::scope(|scope| {
+            let written = scope.spawn(move || -> Result<(), Failure> {
+                let mut writer = writer;
+                for band in received {
+                    writer.write_rows(&band)?;
+                    writer.start_writeback();
                 }
-                let x0 = tile.offset[0] as usize;
-                for (y, line) in field.data.chunks_exact(tw).enumerate() {
-                    band[y * width + x0..y * width + x0 + tw].copy_from_slice(line);
+                // All bands sent, or the baking side stopped: finish only a whole image
+                // (an unfinished writer removes its temporary file when dropped).
+                if writer.is_complete() {
+                    writer.finish()?;
                 }
-                bar.inc(field.data.len() as u64);
-            }
-            writer.write_rows(&band[..width * band_height])?;
+                Ok(())
+            });
+            let baked = (|| -> Result<(), Failure> {
+                for row in 0..grid.rows() {
+                    let band = self.bake_band(plan, job, grid, row, width, bar)?;
+                    if bands.send(band).is_err() {
+                        break; // the writer failed: its error is reported below
+                    }
+                }
+                Ok(())
+            })();
+            drop(bands);
+            let written = written.join().unwrap_or_else(|_| {
+                Err(Failure {
+                    code: 1,
+                    message: format!("{}: the writing thread panicked", job.output.display()),
+                })
+            });
+            baked.and(written)
+        })
+    }
+
+    /// Bakes row `row` of the grid's tiles into one whole-width band of samples.
+    fn bake_band(
+        &mut self,
+        plan: &Plan,
+        job: &Job,
+        grid: &TileGrid,
+        row: u32,
+        width: usize,
+        bar: &ProgressBar,
+    ) -> Result<Vec<f32>, Failure> {
+        if grid.columns() == 1 {
+            let field = self.bake(plan, &grid.tile(row as usize).view(&job.view))?;
+            bar.inc(field.data.len() as u64);
+            return Ok(field.data);
         }
-        writer.finish()?;
+        let mut band: Vec<f32> = Vec::new();
+        for column in 0..grid.columns() {
+            let tile = grid.tile((row * grid.columns() + column) as usize);
+            let field = self.bake(plan, &tile.view(&job.view))?;
+            let (tw, th) = (tile.size[0] as usize, tile.size[1] as usize);
+            if band.is_empty() {
+                band.resize(width * th, 0.0);
+            }
+            let x0 = tile.offset[0] as usize;
+            for (y, line) in field.data.chunks_exact(tw).enumerate() {
+                band[y * width + x0..y * width + x0 + tw].copy_from_slice(line);
+            }
+            bar.inc(field.data.len() as u64);
+        }
+        Ok(band)
+    }
+
+    /// Bakes a tile or a whole view as the job's multi-channel quantity: the numbers of
+    /// every pixel, channel fastest.
+    fn bake_channels(&mut self, plan: &Plan, view: &View) -> Result<Vec<f32>, Failure> {
+        let start = Instant::now();
+        let options = RunOptions::default();
+        let quantity = self.quantity;
+        let executor = self.executor()?;
+        let data = match quantity {
+            Quantity::Gradient => {
+                let channels = if view.is_volume() { 4 } else { 3 };
+                executor
+                    .run_gradient(plan, view, &options)?
+                    .interleaved(channels)
+            }
+            Quantity::Curl => executor.run_curl(plan, view, &options)?.data,
+            Quantity::Value => executor.run(plan, view, &options)?.data,
+        };
+        self.tally.seconds += start.elapsed().as_secs_f64();
+        self.tally.pixels += view.pixel_count();
+        Ok(data)
+    }
+
+    /// A job baking `--output gradient` or `curl`: whole, in tiles written to their own files,
+    /// or in tiles streamed into one file (npy; EXR is buffered), like value jobs.
+    fn run_channels_job(
+        &mut self,
+        job: &Job,
+        units: &[usize],
+        graph: &NoiseGraph,
+        target: &str,
+    ) -> Result<(), Failure> {
+        let name = self.quantity.name();
+        if matches!(job.format, Format::Png | Format::Png16) {
+            return Err(Failure::bad_input(format!(
+                "--output {name}: writes .npy or .exr (signed numbers in several channels; a PNG holds one channel mapped from a range), not {}",
+                job.format.name()
+            )));
+        }
+        let plan = gradient_plan(graph, Some(target))?;
+        plan.check_view(&job.view)?;
+        let channels = self.quantity.channels(job.view.is_volume());
+        if job.per_tile_files() {
+            let grid = job.grid().expect("per-tile jobs have a grid");
+            let (mut written, mut skipped) = (0, 0);
+            for &u in units {
+                let tile = grid.tile(u);
+                let path = job.tile_path(&grid, tile.row, tile.column);
+                let view = tile.view(&job.view);
+                if self.resume && is_complete_channels(&path, job.format, view.size, channels.len())
+                {
+                    skipped += 1;
+                    continue;
+                }
+                let data = self.bake_channels(&plan, &view)?;
+                write_channels(&path, job.format, view.size, channels, &data)?;
+                written += 1;
+            }
+            self.tally.written += written;
+            self.tally.skipped += skipped;
+            eprintln!(
+                "noisegraph: {}: {written} {name} tile(s) of {} written, {skipped} already there",
+                job.label,
+                grid.count()
+            );
+            return Ok(());
+        }
+        if self.resume
+            && is_complete_channels(&job.output, job.format, job.view.size, channels.len())
+        {
+            self.tally.skipped += 1;
+            eprintln!(
+                "noisegraph: {}: {} already there, skipped",
+                job.label,
+                job.output.display()
+            );
+            return Ok(());
+        }
+        let [w, h, _] = job.view.size;
+        let grid = match job.grid() {
+            Some(g) => Some(g),
+            None if job.view.is_volume() => None,
+            None => {
+                let max = self.max_dimension()?;
+                (job.view.pixel_count() > AUTO_TILE_PIXELS || w > max || h > max).then(|| {
+                    let tile_h = ((1u64 << 26) / w as u64).clamp(16, AUTO_TILE as u64) as u32;
+                    TileGrid::with_tile_size([w, h], [AUTO_TILE.min(max), tile_h.min(max)])
+                })
+            }
+        };
+        match &grid {
+            None => {
+                let data = self.bake_channels(&plan, &job.view)?;
+                write_channels(&job.output, job.format, job.view.size, channels, &data)?;
+            }
+            Some(grid) => {
+                let bar = progress_bar(job.view.pixel_count(), &job.label);
+                let n = channels.len();
+                let row = w as usize * n;
+                let mut writer = StreamWriter::create_channels(
+                    &job.output,
+                    job.format,
+                    job.view.size,
+                    channels,
+                )?;
+                let mut band: Vec<f32> = Vec::new();
+                for r in 0..grid.rows() {
+                    let mut band_height = 0usize;
+                    for column in 0..grid.columns() {
+                        let tile = grid.tile((r * grid.columns() + column) as usize);
+                        let data = self.bake_channels(&plan, &tile.view(&job.view))?;
+                        let (tw, th) = (tile.size[0] as usize * n, tile.size[1] as usize);
+                        if band_height == 0 {
+                            band_height = th;
+                            band.clear();
+                            band.resize(row * th, 0.0);
+                        }
+                        let x0 = tile.offset[0] as usize * n;
+                        for (y, line) in data.chunks_exact(tw).enumerate() {
+                            band[y * row + x0..y * row + x0 + tw].copy_from_slice(line);
+                        }
+                        bar.inc((tile.size[0] * tile.size[1]) as u64);
+                    }
+                    writer.write_rows(&band[..row * band_height])?;
+                }
+                writer.finish()?;
+                bar.finish_and_clear();
+            }
+        }
+        self.tally.written += 1;
+        eprintln!(
+            "noisegraph: wrote {} ({name}: {} {}x{}x{}, channels {}, node '{target}'{})",
+            job.output.display(),
+            job.format.name(),
+            job.view.size[0],
+            job.view.size[1],
+            job.view.size[2],
+            channels.join(", "),
+            match grid {
+                Some(g) => format!(", {} tiles of {}x{} px", g.count(), g.tile[0], g.tile[1]),
+                None => String::new(),
+            }
+        );
         Ok(())
     }
 
@@ -634,8 +906,24 @@ impl Runner {
             .executor
             .as_ref()
             .map_or_else(|| "no backend used".to_string(), Executor::describe);
+        // On a GPU: the kernels compiled and what the persistent pipeline cache did (written
+        // back here, before the total time is taken).
+        let pipelines = match &self.executor {
+            Some(Executor::Gpu(ctx)) => {
+                let cache = match ctx.save_pipeline_cache() {
+                    Ok(save) => save.summary(),
+                    Err(e) => format!("pipeline cache not saved: {e}"),
+                };
+                format!(
+                    "; {} pipelines compiled in {:.3} s, {cache}",
+                    ctx.pipeline_creations(),
+                    ctx.pipelines().compile_seconds()
+                )
+            }
+            _ => String::new(),
+        };
         eprintln!(
-            "noisegraph: {} written, {} skipped, {} failed: {} pixels baked in {:.3} s ({:.3} s total), {:.1} Msamples/s, {}",
+            "noisegraph: {} written, {} skipped, {} failed: {} pixels baked in {:.3} s ({:.3} s total), {:.1} Msamples/s, {}{pipelines}",
             t.written,
             t.skipped,
             failed,

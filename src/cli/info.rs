@@ -1,12 +1,24 @@
 //! `noisegraph info`: the adapter in use and the limits that matter to noisegraph.
 
 use super::Failure;
+use noisegraph::gpu::adapter_cache::{self, CpuAnswer};
 use noisegraph::GpuContext;
 
 pub fn run() -> Result<(), Failure> {
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    let widths: Vec<&str> = noisegraph::cpu::VectorWidth::supported()
+        .into_iter()
+        .map(|w| w.name())
+        .collect();
+    println!(
+        "CPU path: {} threads, {} loops (this CPU has {}; {} caps it)",
+        rayon::current_num_threads(),
+        noisegraph::cpu::vector_width(),
+        widths.join(", "),
+        noisegraph::cpu::vector::VECTOR_WIDTH_ENV
+    );
     println!("adapters found: {}", adapters.len());
     for a in &adapters {
         let i = a.get_info();
@@ -15,6 +27,13 @@ pub fn run() -> Result<(), Failure> {
             i.name, i.backend, i.device_type, i.driver, i.driver_info
         );
     }
+    // This probe refreshes the answer `bake --backend auto` keeps in the cache folder.
+    let auto_answer = match noisegraph::gpu::default_adapter_info() {
+        Ok(i) if i.device_type == wgpu::DeviceType::Cpu => Some(CpuAnswer::CpuAdapter(i.name)),
+        Ok(_) => None,
+        Err(_) => Some(CpuAnswer::NoAdapter),
+    };
+    adapter_cache::remember(auto_answer.as_ref());
     match GpuContext::new() {
         Ok(ctx) => {
             let info = ctx.adapter_info();
@@ -23,6 +42,7 @@ pub fn run() -> Result<(), Failure> {
             println!("  backend: {:?}", info.backend);
             println!("  device type: {:?}", info.device_type);
             println!("  driver: {} {}", info.driver, info.driver_info);
+            println!("  pipeline cache: {}", ctx.pipeline_cache_state());
             if info.device_type == wgpu::DeviceType::Cpu {
                 println!(
                     "  (a CPU adapter: `bake --backend auto` runs the CPU reference path, which is \

@@ -389,9 +389,10 @@ fn cellular_keep_lanes(best: [f32; 3], dist: f32, value: f32) -> [f32; 3] {
 }
 
 /// The 3x3 search of [`cellular_2d`] for samples `first..first + out.len()` of `row` (no
-/// period): the output and the deciding key of each, without branches.
+/// period): the output and the deciding key of each, without branches, each sample drawing
+/// its nine feature points.
 #[inline(always)]
-fn cellular_2d_inner_lanes<const METRIC: u32>(
+fn cellular_2d_sample_lanes<const METRIC: u32>(
     row: &SampleRow,
     first: usize,
     ret: u32,
@@ -452,9 +453,10 @@ fn cellular_output_lanes<const METRIC: u32>(best: [f32; 3], ret: u32) -> (f32, f
 }
 
 /// The 3x3x3 search of [`cellular_3d`] for samples `first..first + out.len()` of `row` (no
-/// period): the output and the deciding key of each, without branches.
+/// period): the output and the deciding key of each, without branches, each sample drawing
+/// its 27 feature points.
 #[inline(always)]
-fn cellular_3d_inner_lanes<const METRIC: u32>(
+fn cellular_3d_sample_lanes<const METRIC: u32>(
     row: &SampleRow,
     first: usize,
     ret: u32,
@@ -502,6 +504,209 @@ fn cellular_3d_inner_lanes<const METRIC: u32>(
         best = row_of_three(best, 1, 1);
         (*o, *dec) = cellular_output_lanes::<METRIC>(best, ret);
     }
+}
+
+/// Samples per block of the block search: one AVX-512 vector.
+const BLOCK: usize = 16;
+
+/// One cell of the 3^d search as a row sees it: the sample's offset to its feature point is
+/// `[x_part - fx, d1, d2]`, as the point search computes it (`dx + p[0] - fx`, then the y and
+/// z offsets, constant along the row), and `value` is the cell's value.
+#[derive(Clone, Copy, Default)]
+struct Visit {
+    x_part: f32,
+    d1: f32,
+    d2: f32,
+    value: f32,
+}
+
+/// The visits of the 3x3 search from x cell `ix` of a row at y cell `iy`, offset `fy`, in
+/// the point search's order (y outer, x inner).
+fn cellular_2d_visits(ix: i32, iy: i32, fy: f32, seed: u32, jitter: f32) -> [Visit; 9] {
+    std::array::from_fn(|j| {
+        let (dx, dy) = (j as i32 % 3 - 1, j as i32 / 3 - 1);
+        let c = [ix.wrapping_add(dx), iy.wrapping_add(dy)];
+        let (p, value) = cellular_feature_2d(c, seed, jitter);
+        Visit {
+            x_part: dx as f32 + p[0],
+            d1: dy as f32 + p[1] - fy,
+            d2: 0.0,
+            value,
+        }
+    })
+}
+
+/// The visits of the 3x3x3 search from x cell `ix` of a row at cells `iy`, `iz`, offsets
+/// `fy`, `fz`, in the point search's order (z, then y, then x).
+fn cellular_3d_visits(
+    ix: i32,
+    [iy, iz]: [i32; 2],
+    [fy, fz]: [f32; 2],
+    seed: u32,
+    jitter: f32,
+) -> [Visit; 27] {
+    std::array::from_fn(|j| {
+        let (dx, dy, dz) = (j as i32 % 3 - 1, j as i32 / 3 % 3 - 1, j as i32 / 9 - 1);
+        let c = [
+            ix.wrapping_add(dx),
+            iy.wrapping_add(dy),
+            iz.wrapping_add(dz),
+        ];
+        let (p, value) = cellular_feature_3d(c, seed, jitter);
+        Visit {
+            x_part: dx as f32 + p[0],
+            d1: dy as f32 + p[1] - fy,
+            d2: dz as f32 + p[2] - fz,
+            value,
+        }
+    })
+}
+
+/// The 3^d search of a block of samples whose x cells are `a`'s or `b`'s (`use_a` per
+/// lane; without `TWO_CELLS` every lane takes `a`'s, and no lane pays for the choice):
+/// each visit's numbers are drawn once per cell, not once per sample, and the lanes compare
+/// their keys in the point search's order. Output and deciding key per lane.
+#[inline(always)]
+fn cellular_block_lanes<const METRIC: u32, const N: usize, const TWO_CELLS: bool>(
+    fx: &[f32; BLOCK],
+    use_a: &[bool; BLOCK],
+    [a, b]: [&[Visit; N]; 2],
+    ret: u32,
+) -> ([f32; BLOCK], [f32; BLOCK]) {
+    let mut best = [[FAR; BLOCK], [FAR; BLOCK], [0.0; BLOCK]];
+    for j in 0..N {
+        for l in 0..BLOCK {
+            let v = if !TWO_CELLS || use_a[l] { a[j] } else { b[j] };
+            let key = cellular_distance_key([v.x_part - fx[l], v.d1, v.d2], METRIC);
+            let kept = cellular_keep_lanes([best[0][l], best[1][l], best[2][l]], key, v.value);
+            (best[0][l], best[1][l], best[2][l]) = (kept[0], kept[1], kept[2]);
+        }
+    }
+    let mut out = [0.0; BLOCK];
+    let mut deciding = [0.0; BLOCK];
+    for l in 0..BLOCK {
+        (out[l], deciding[l]) =
+            cellular_output_lanes::<METRIC>([best[0][l], best[1][l], best[2][l]], ret);
+    }
+    (out, deciding)
+}
+
+/// Runs the search for samples `first..first + out.len()` of `row` in blocks of [`BLOCK`]:
+/// a block whose samples lie in at most two x cells takes the block search with the visits
+/// of those cells (`visits(ix)`, kept for the next block), others `per_sample`. Both
+/// closures run inside the caller's vectorized loop: `per_sample` must be
+/// `#[inline(always)]`, or it is compiled on its own for the baseline.
+#[inline(always)]
+fn cellular_blocks<const METRIC: u32, const N: usize>(
+    row: &SampleRow,
+    first: usize,
+    ret: u32,
+    out: &mut [f32],
+    deciding: &mut [f32],
+    visits: impl Fn(i32) -> [Visit; N],
+    per_sample: impl Fn(usize, &mut [f32], &mut [f32]),
+) {
+    let mut kept: Option<(i32, [Visit; N])> = None;
+    for (b, (out, deciding)) in out
+        .chunks_mut(BLOCK)
+        .zip(deciding.chunks_mut(BLOCK))
+        .enumerate()
+    {
+        let start = first + b * BLOCK;
+        let n = out.len();
+        // Lanes past `n` are further samples of the row; their results are dropped.
+        // Plain loops: `array::map` is not always inlined, and then runs at the baseline.
+        let mut fx = [0.0f32; BLOCK];
+        let mut ix = [0i32; BLOCK];
+        let mut use_a = [false; BLOCK];
+        for l in 0..BLOCK {
+            let x = row.x_at(start + l);
+            let fl = super::floor(x);
+            ix[l] = row.cell[0].wrapping_add(super::to_i32(fl));
+            fx[l] = x - fl;
+        }
+        let (ia, ib) = (ix[0], ix[n - 1]);
+        if !ix[..n].iter().all(|&i| i == ia || i == ib) || ia.abs_diff(ib) > 1 {
+            per_sample(start, out, deciding);
+            continue;
+        }
+        let mut cell = |i: i32| match kept {
+            Some((k, v)) if k == i => v,
+            _ => {
+                let v = visits(i);
+                kept = Some((i, v));
+                v
+            }
+        };
+        let va = cell(ia);
+        for l in 0..BLOCK {
+            use_a[l] = ix[l] == ia;
+        }
+        let (o, d) = if ib == ia {
+            cellular_block_lanes::<METRIC, N, false>(&fx, &use_a, [&va, &va], ret)
+        } else {
+            let vb = cell(ib);
+            cellular_block_lanes::<METRIC, N, true>(&fx, &use_a, [&va, &vb], ret)
+        };
+        out.copy_from_slice(&o[..n]);
+        deciding.copy_from_slice(&d[..n]);
+    }
+}
+
+/// The 3x3 search for samples `first..first + out.len()` of `row` (no period), by blocks
+/// (see [`cellular_blocks`]).
+#[inline(always)]
+fn cellular_2d_inner_lanes<const METRIC: u32>(
+    row: &SampleRow,
+    first: usize,
+    ret: u32,
+    jitter: f32,
+    out: &mut [f32],
+    deciding: &mut [f32],
+) {
+    let fly = super::floor(row.local[1]);
+    let iy = row.cell[1].wrapping_add(super::to_i32(fly));
+    let fy = row.local[1] - fly;
+    cellular_blocks::<METRIC, 9>(
+        row,
+        first,
+        ret,
+        out,
+        deciding,
+        |ix| cellular_2d_visits(ix, iy, fy, row.seed, jitter),
+        #[inline(always)]
+        |start, out, deciding| {
+            cellular_2d_sample_lanes::<METRIC>(row, start, ret, jitter, out, deciding)
+        },
+    )
+}
+
+/// The 3x3x3 search for samples `first..first + out.len()` of `row` (no period), by blocks
+/// (see [`cellular_blocks`]).
+#[inline(always)]
+fn cellular_3d_inner_lanes<const METRIC: u32>(
+    row: &SampleRow,
+    first: usize,
+    ret: u32,
+    jitter: f32,
+    out: &mut [f32],
+    deciding: &mut [f32],
+) {
+    let fl = [1, 2].map(|k| super::floor(row.local[k]));
+    let cells = [1, 2].map(|k| row.cell[k].wrapping_add(super::to_i32(fl[k - 1])));
+    let offsets = [1, 2].map(|k| row.local[k] - fl[k - 1]);
+    cellular_blocks::<METRIC, 27>(
+        row,
+        first,
+        ret,
+        out,
+        deciding,
+        |ix| cellular_3d_visits(ix, cells, offsets, row.seed, jitter),
+        #[inline(always)]
+        |start, out, deciding| {
+            cellular_3d_sample_lanes::<METRIC>(row, start, ret, jitter, out, deciding)
+        },
+    )
 }
 
 /// [`cellular_2d`] at each sample of `row`, bit for bit. Without a period the 3x3 search runs

@@ -2,6 +2,8 @@
 //! constants and order of operations, so the GPU output can be checked against it.
 
 pub mod analytic_normal;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 pub mod cellular;
 pub mod combine;
 pub mod fade;
@@ -19,29 +21,28 @@ pub mod simplex;
 pub mod stage;
 pub mod turns;
 pub mod value;
+pub mod vector;
 pub mod wave;
 pub mod wavelet;
 
-/// Runs `f` compiled for AVX2 when the CPU has it, else as it is: row samplers pass their
-/// sample loops (written without branches) through here, so they vectorize 8 samples wide on
-/// machines with AVX2 while the crate stays built for baseline x86-64. `f` must be an
-/// `#[inline(always)]` closure, or it is compiled on its own without AVX2.
+pub use vector::{vector_width, vectorized, VectorWidth};
+
+/// `[f(0), f(1)]`, always inlined (see [`each3`]).
 #[inline(always)]
-pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        #[target_feature(enable = "avx2")]
-        fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        // SAFETY: the CPU supports AVX2 (checked just above).
-        return unsafe { with_avx2(f) };
-    }
-    f()
+pub fn each2<T>(f: impl Fn(usize) -> T) -> [T; 2] {
+    [f(0), f(1)]
 }
 
-/// Fills `out` with `sample` of each point of `row`, in a loop compiled for AVX2 when the CPU
-/// has it: for kernels without branches, whose loop over the row then vectorizes. `sample`
+/// `[f(0), f(1), f(2)]`, always inlined: the gradient kernels build their small arrays with
+/// this instead of array `map`, whose calls LLVM left out of line in them, which kept the
+/// loops over samples from vectorizing. The same operations either way.
+#[inline(always)]
+pub fn each3<T>(f: impl Fn(usize) -> T) -> [T; 3] {
+    [f(0), f(1), f(2)]
+}
+
+/// Fills `out` with `sample` of each point of `row`, in a loop compiled for the widest vector
+/// unit the CPU has (see [`vectorized`]): for kernels without branches, whose loop over the row then vectorizes. `sample`
 /// must be an `#[inline(always)]` closure (see [`vectorized`]).
 #[inline(always)]
 pub fn fill_row_vectorized(
@@ -101,9 +102,34 @@ pub fn floor(x: f32) -> f32 {
     }
 }
 
+/// Coordinates of smaller magnitude than this (2^23) have an exact truncation in i32 and f32.
+pub const SMALL_COORDINATE: f32 = 8_388_608.0;
+
+/// `(floor(x), to_i32(floor(x)))`: the lattice cell of one coordinate and its position as a
+/// float. With `SMALL` the caller guarantees |x| < 2^23 (not NaN), where the same numbers
+/// take a third of the instructions (a row sampler checks its row once, see
+/// [`sample::SampleRow::x_is_small`]).
+#[inline(always)]
+pub fn split_cell<const SMALL: bool>(x: f32) -> (f32, i32) {
+    if SMALL {
+        // SAFETY: the caller guarantees |x| < 2^23, so its truncation fits in an i32.
+        let t = unsafe { x.to_int_unchecked::<i32>() };
+        let tf = t as f32;
+        // As `floor`: the truncation, one less when it is above x (exact at this size).
+        if tf > x {
+            (tf - 1.0, t - 1)
+        } else {
+            (tf, t)
+        }
+    } else {
+        let fl = floor(x);
+        (fl, to_i32(fl))
+    }
+}
+
 /// `x as i32` (toward zero, saturating, NaN to 0: the same number for every input), written so
 /// that loops over many samples vectorize. LLVM compiles `as` from f32 to a scalar conversion
-/// with two fix-ups per lane even in AVX2 loops, where it was the largest cost of the row
+/// with two fix-ups per lane even in vectorized loops, where it was the largest cost of the row
 /// samplers (two conversions per sample and octave).
 #[inline(always)]
 pub fn to_i32(x: f32) -> i32 {

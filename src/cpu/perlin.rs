@@ -5,7 +5,7 @@ use super::hash::{
     hash_2d, hash_3d, hash_finish, hash_to_signed, hash_to_unit, pcg, wrap_cell, HASH_PRIME_X,
     HASH_PRIME_Y, HASH_PRIME_Z,
 };
-use super::sample::{xy, xyz, SamplePoint, SamplePoints, SampleRow};
+use super::sample::{xy, xyz, GradSamples, NoiseGrad, SamplePoint, SamplePoints, SampleRow};
 
 /// Gradient set: Perlin's improved fixed gradients.
 pub const GRADIENTS_IMPROVED: u32 = 0;
@@ -14,8 +14,8 @@ pub const GRADIENTS_RANDOM: u32 = 1;
 const INV_SQRT2: f32 = std::f32::consts::FRAC_1_SQRT_2;
 const TAU: f32 = std::f32::consts::TAU;
 /// Improved 2D gradients: unit vectors at 22.5 + k * 45 degrees (see perlin.wgsl).
-const GRAD2_COS: f32 = 0.923_879_5;
-const GRAD2_SIN: f32 = 0.382_683_43;
+pub(super) const GRAD2_COS: f32 = 0.923_879_5;
+pub(super) const GRAD2_SIN: f32 = 0.382_683_43;
 
 #[inline(always)]
 fn select(f: f32, t: f32, cond: bool) -> f32 {
@@ -85,10 +85,24 @@ pub fn perlin_2d(
 
 /// `perlin_2d` along a row of samples (see `family::SampleRow`), bit for bit the same numbers.
 /// Rows with the improved gradients and no period run a loop the compiler vectorizes across
-/// samples (with AVX2 when the CPU has it); others run `perlin_2d` sample by sample.
+/// samples (see [`super::vectorized`]); others run `perlin_2d` sample by sample.
 pub fn perlin_2d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut [f32]) {
     if gradients != GRADIENTS_IMPROVED || row.period[0] != 0 || row.period[1] != 0 {
         row.fill_pointwise(out, |p| perlin_at(2, p, fade_kind, gradients));
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if super::vector_width() == super::VectorWidth::Avx512 && row.x_is_small(out.len()) {
+        use super::avx512::perlin_2d_row_small;
+        use super::fade::{FADE_CUBIC, FADE_QUINTIC};
+        // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
+        unsafe {
+            match fade_kind {
+                FADE_QUINTIC => perlin_2d_row_small::<FADE_QUINTIC>(row, out),
+                FADE_CUBIC => perlin_2d_row_small::<FADE_CUBIC>(row, out),
+                _ => perlin_2d_row_small::<{ super::fade::FADE_LINEAR }>(row, out),
+            }
+        }
         return;
     }
     super::vectorized_by_fade!(fade_kind, perlin_2d_row_lanes(row, out))
@@ -100,6 +114,16 @@ pub fn perlin_2d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut 
 /// is the same number.
 #[inline(always)]
 fn perlin_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    if row.x_is_small(out.len()) {
+        perlin_2d_row_split::<FADE, true>(row, out)
+    } else {
+        perlin_2d_row_split::<FADE, false>(row, out)
+    }
+}
+
+/// [`perlin_2d_row_lanes`] with the x split of `split_cell::<SMALL_X>`.
+#[inline(always)]
+fn perlin_2d_row_split<const FADE: u32, const SMALL_X: bool>(row: &SampleRow, out: &mut [f32]) {
     let ly = row.local[1];
     let fly = super::floor(ly);
     let iy = row.cell[1].wrapping_add(super::to_i32(fly));
@@ -108,9 +132,9 @@ fn perlin_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     let y0 = row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
     let y1 = row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y);
     for (i, o) in out.iter_mut().enumerate() {
-        let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
-        let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
+        let x = row.x_at(i);
+        let (flx, cx) = super::split_cell::<SMALL_X>(x);
+        let ix = row.cell[0].wrapping_add(cx);
         let fx = x - flx;
         let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
         let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
@@ -217,6 +241,20 @@ pub fn perlin_3d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut 
         row.fill_pointwise(out, |p| perlin_at(3, p, fade_kind, gradients));
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if super::vector_width() == super::VectorWidth::Avx512 && row.x_is_small(out.len()) {
+        use super::avx512::perlin_3d_row_small;
+        use super::fade::{FADE_CUBIC, FADE_QUINTIC};
+        // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
+        unsafe {
+            match fade_kind {
+                FADE_QUINTIC => perlin_3d_row_small::<FADE_QUINTIC>(row, out),
+                FADE_CUBIC => perlin_3d_row_small::<FADE_CUBIC>(row, out),
+                _ => perlin_3d_row_small::<{ super::fade::FADE_LINEAR }>(row, out),
+            }
+        }
+        return;
+    }
     super::vectorized_by_fade!(fade_kind, perlin_3d_row_lanes(row, out))
 }
 
@@ -224,6 +262,16 @@ pub fn perlin_3d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut 
 /// `perlin_2d_row_lanes`): y and z are the row's, their hash terms computed once.
 #[inline(always)]
 fn perlin_3d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    if row.x_is_small(out.len()) {
+        perlin_3d_row_split::<FADE, true>(row, out)
+    } else {
+        perlin_3d_row_split::<FADE, false>(row, out)
+    }
+}
+
+/// [`perlin_3d_row_lanes`] with the x split of `split_cell::<SMALL_X>`.
+#[inline(always)]
+fn perlin_3d_row_split<const FADE: u32, const SMALL_X: bool>(row: &SampleRow, out: &mut [f32]) {
     let axis = |k: usize| {
         let fl = super::floor(row.local[k]);
         (
@@ -243,9 +291,9 @@ fn perlin_3d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         [row.seed ^ y[0] ^ z[1], row.seed ^ y[1] ^ z[1]],
     ];
     for (i, o) in out.iter_mut().enumerate() {
-        let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
-        let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
+        let x = row.x_at(i);
+        let (flx, cx) = super::split_cell::<SMALL_X>(x);
+        let ix = row.cell[0].wrapping_add(cx);
         let fx = x - flx;
         let xh = [ix, ix.wrapping_add(1)].map(|c| (c as u32).wrapping_mul(HASH_PRIME_X));
         let ux = fade(fx, FADE);
@@ -306,7 +354,7 @@ pub fn perlin_gradient_3d(h: u32, gradients: u32) -> [f32; 3] {
     };
     let su = select(INV_SQRT2, -INV_SQRT2, (k & 1) != 0);
     let sv = select(INV_SQRT2, -INV_SQRT2, (k & 2) != 0);
-    [0, 1, 2].map(|a| select(0.0, su, u_axis == a) + select(0.0, sv, v_axis == a))
+    super::each3(|a| select(0.0, su, u_axis == a) + select(0.0, sv, v_axis == a))
 }
 
 #[inline(always)]
@@ -333,6 +381,7 @@ fn perlin_corner_grad_2d(
 }
 
 /// CPU twin of `perlin_2d_grad` in shaders/perlin.wgsl: `[value, d/dx, d/dy, 0]`.
+#[inline(always)]
 pub fn perlin_2d_grad(
     cell: [i32; 2],
     local: [f32; 2],
@@ -341,8 +390,8 @@ pub fn perlin_2d_grad(
     fade_kind: u32,
     gradients: u32,
 ) -> [f32; 4] {
-    let fl = local.map(super::floor);
-    let i = [0, 1].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
+    let fl = super::each2(|k| super::floor(local[k]));
+    let i = super::each2(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
     let f = [local[0] - fl[0], local[1] - fl[1]];
     let a = perlin_corner_grad_2d(i, [0, 0], f, period, seed_h, gradients);
     let b = perlin_corner_grad_2d(i, [1, 0], f, period, seed_h, gradients);
@@ -364,14 +413,15 @@ fn perlin_corner_grad_3d(
     seed_h: u32,
     gradients: u32,
 ) -> [f32; 4] {
-    let c = [0, 1, 2].map(|k| wrap_cell(i[k].wrapping_add(offset[k]), period[k]));
+    let c = super::each3(|k| wrap_cell(i[k].wrapping_add(offset[k]), period[k]));
     let h = hash_3d(c, seed_h);
-    let n = perlin_grad_3d(h, [0, 1, 2].map(|k| f[k] - offset[k] as f32), gradients);
+    let n = perlin_grad_3d(h, super::each3(|k| f[k] - offset[k] as f32), gradients);
     let g = perlin_gradient_3d(h, gradients);
     [n, g[0], g[1], g[2]]
 }
 
 /// CPU twin of `perlin_3d_grad` in shaders/perlin.wgsl: `[value, d/dx, d/dy, d/dz]`.
+#[inline(always)]
 pub fn perlin_3d_grad(
     cell: [i32; 3],
     local: [f32; 3],
@@ -380,9 +430,9 @@ pub fn perlin_3d_grad(
     fade_kind: u32,
     gradients: u32,
 ) -> [f32; 4] {
-    let fl = local.map(super::floor);
-    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
-    let f = [0, 1, 2].map(|k| local[k] - fl[k]);
+    let fl = super::each3(|k| super::floor(local[k]));
+    let i = super::each3(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
+    let f = super::each3(|k| local[k] - fl[k]);
     let ux = fade(f[0], fade_kind);
     let uy = fade(f[1], fade_kind);
     let uz = fade(f[2], fade_kind);
@@ -496,4 +546,170 @@ fn perlin_2d_points_lanes<const FADE: u32>(pts: &SamplePoints, out: &mut [f32]) 
             }
         }
     }
+}
+
+/// `perlin_2d_grad` or `perlin_3d_grad` (by `dims`) at one sample point: the family's point
+/// gradient sampler.
+#[inline(always)]
+pub fn perlin_grad_at(dims: u32, p: &SamplePoint, fade_kind: u32, gradients: u32) -> NoiseGrad {
+    NoiseGrad::from_xyz(if dims == 2 {
+        perlin_2d_grad(
+            xy(p.cell),
+            xy(p.local),
+            p.seed,
+            xy(p.period),
+            fade_kind,
+            gradients,
+        )
+    } else {
+        perlin_3d_grad(
+            xyz(p.cell),
+            xyz(p.local),
+            p.seed,
+            xyz(p.period),
+            fade_kind,
+            gradients,
+        )
+    })
+}
+
+/// [`perlin_grad_at`] in `DIMS` with the improved gradients and no period, the fade a
+/// constant: the lattice wrap folds away and nothing branches, so loops over it vectorize
+/// (a branch on the dimension inside the loop kept it from vectorizing).
+#[inline(always)]
+fn perlin_grad_lane<const DIMS: u32, const FADE: u32>(p: &SamplePoint) -> NoiseGrad {
+    NoiseGrad::from_xyz(if DIMS == 2 {
+        perlin_2d_grad(
+            xy(p.cell),
+            xy(p.local),
+            p.seed,
+            [0; 2],
+            FADE,
+            GRADIENTS_IMPROVED,
+        )
+    } else {
+        perlin_3d_grad(
+            xyz(p.cell),
+            xyz(p.local),
+            p.seed,
+            [0; 3],
+            FADE,
+            GRADIENTS_IMPROVED,
+        )
+    })
+}
+
+/// The gradient along a row of samples (see `family::SampleRow`), bit for bit
+/// [`perlin_grad_at`]'s: vectorized for the improved gradients without a period, else point
+/// by point.
+pub fn perlin_grad_row(
+    dims: u32,
+    row: &SampleRow,
+    fade_kind: u32,
+    gradients: u32,
+    out: &mut GradSamples,
+) {
+    if gradients != GRADIENTS_IMPROVED || row.period[..dims as usize].iter().any(|&p| p != 0) {
+        out.fill_pointwise(|i| perlin_grad_at(dims, &row.point(i), fade_kind, gradients));
+        return;
+    }
+    if dims == 2 {
+        return super::vectorized_by_fade!(fade_kind, perlin_2d_grad_row_lanes(row, out));
+    }
+    super::vectorized_by_fade!(fade_kind, perlin_3d_grad_row_lanes(row, out))
+}
+
+/// The body of `perlin_2d_grad` with the improved gradients and no period along a row, in
+/// scalars (the arrays of `lerp_grad` kept LLVM from vectorizing the loop across samples):
+/// the same operations in the same order, the zero terms of `lerp_grad` included, so the
+/// same bits. The y half of the work and the y hash terms are done once per row.
+#[inline(always)]
+fn perlin_2d_grad_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut GradSamples) {
+    let ly = row.local[1];
+    let fly = super::floor(ly);
+    let iy = row.cell[1].wrapping_add(super::to_i32(fly));
+    let fy = ly - fly;
+    let uy = fade(fy, FADE);
+    let sy = fade_slope(fy, FADE);
+    let y0 = row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
+    let y1 = row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y);
+    let n = out.len();
+    let value = &mut out.value[..n];
+    let [d0, d1, d2, d3] = &mut out.d;
+    let (d0, d1, d2, d3) = (&mut d0[..n], &mut d1[..n], &mut d2[..n], &mut d3[..n]);
+    for i in 0..n {
+        let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
+        let flx = super::floor(x);
+        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
+        let fx = x - flx;
+        let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
+        let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
+        // Corner value and gradient vector, as perlin_corner_grad_2d.
+        let corner = |h: u32, dx: f32, dy: f32| {
+            let n = perlin_grad_2d(h, [dx, dy], GRADIENTS_IMPROVED);
+            let g = perlin_gradient_2d(h, GRADIENTS_IMPROVED);
+            (n, g[0], g[1])
+        };
+        let (na, gax, gay) = corner(hash_finish(y0 ^ x0), fx - 0.0, fy - 0.0);
+        let (nb, gbx, gby) = corner(hash_finish(y0 ^ x1), fx - 1.0, fy - 0.0);
+        let (nc, gcx, gcy) = corner(hash_finish(y1 ^ x0), fx - 0.0, fy - 1.0);
+        let (nd, gdx, gdy) = corner(hash_finish(y1 ^ x1), fx - 1.0, fy - 1.0);
+        let ux = fade(fx, FADE);
+        let sx = fade_slope(fx, FADE);
+        // lerp_grad along x (weight slope (sx, 0, 0)), for y = 0 and y = 1; the corners'
+        // d/dz is 0 in 2D.
+        let (gaz, gbz) = (0.0f32, 0.0f32);
+        let along_x = |na: f32, gax: f32, gay: f32, nb: f32, gbx: f32, gby: f32| {
+            let dv = nb - na;
+            (
+                lerp(na, nb, ux),
+                gax + ux * (gbx - gax) + sx * dv,
+                gay + ux * (gby - gay) + 0.0 * dv,
+                gaz + ux * (gbz - gaz) + 0.0 * dv,
+            )
+        };
+        let (v0, x0x, x0y, x0z) = along_x(na, gax, gay, nb, gbx, gby);
+        let (v1, x1x, x1y, x1z) = along_x(nc, gcx, gcy, nd, gdx, gdy);
+        // lerp_grad along y (weight slope (0, sy, 0)).
+        let dv = v1 - v0;
+        value[i] = lerp(v0, v1, uy);
+        d0[i] = x0x + uy * (x1x - x0x) + 0.0 * dv;
+        d1[i] = x0y + uy * (x1y - x0y) + sy * dv;
+        d2[i] = x0z + uy * (x1z - x0z) + 0.0 * dv;
+        d3[i] = 0.0;
+    }
+}
+
+#[inline(always)]
+fn perlin_3d_grad_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut GradSamples) {
+    out.fill_row_vectorized(row, perlin_grad_lane::<3, FADE>)
+}
+
+/// The gradient at the points of a warped stage's row (see `family::SamplePoints`), bit for
+/// bit [`perlin_grad_at`]'s, vectorized like [`perlin_grad_row`].
+pub fn perlin_grad_points(
+    dims: u32,
+    pts: &SamplePoints,
+    fade_kind: u32,
+    gradients: u32,
+    out: &mut GradSamples,
+) {
+    if gradients != GRADIENTS_IMPROVED || pts.period[..dims as usize].iter().any(|&p| p != 0) {
+        out.fill_pointwise(|i| perlin_grad_at(dims, &pts.point(i), fade_kind, gradients));
+        return;
+    }
+    if dims == 2 {
+        return super::vectorized_by_fade!(fade_kind, perlin_grad_points_lanes_2d(pts, out));
+    }
+    super::vectorized_by_fade!(fade_kind, perlin_grad_points_lanes_3d(pts, out))
+}
+
+#[inline(always)]
+fn perlin_grad_points_lanes_2d<const FADE: u32>(pts: &SamplePoints, out: &mut GradSamples) {
+    out.fill_points_vectorized(pts, perlin_grad_lane::<2, FADE>)
+}
+
+#[inline(always)]
+fn perlin_grad_points_lanes_3d<const FADE: u32>(pts: &SamplePoints, out: &mut GradSamples) {
+    out.fill_points_vectorized(pts, perlin_grad_lane::<3, FADE>)
 }

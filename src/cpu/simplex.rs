@@ -20,7 +20,7 @@ use super::hash::{hash_2d, hash_3d, hash_4d};
 use super::perlin::{
     perlin_grad_2d, perlin_grad_3d, perlin_gradient_2d, perlin_gradient_3d, GRADIENTS_IMPROVED,
 };
-use super::sample::{xy, xyz, SamplePoints, SampleRow};
+use super::sample::{xy, xyz, GradSamples, SamplePoint, SamplePoints, SampleRow};
 
 /// 2D skew factor (sqrt(3) - 1) / 2.
 pub const SIMPLEX_F2: f32 = 0.366_025_42;
@@ -319,34 +319,26 @@ pub fn simplex_4d_grad(cell: [i32; 4], local: [f32; 4], seed_h: u32, falloff: u3
 // `local`; the value is the plain function's. See shaders/simplex.wgsl for the corner
 // derivative.
 
+/// A corner's value term and its derivative along x, y (and z in 3D): the terms of
+/// `simplex_corner_grad_2d` / `_3d` in shaders/simplex.wgsl, as scalars (arrays kept LLVM
+/// from vectorizing loops over samples).
 #[inline(always)]
-fn simplex_corner_grad_2d(d: [f32; 2], h: u32) -> [f32; 4] {
+fn simplex_corner_grad_2d(d: [f32; 2], h: u32) -> (f32, f32, f32) {
     let t = (SIMPLEX_R2 - (d[0] * d[0] + d[1] * d[1])).max(0.0);
     let t2 = t * t;
     let n = perlin_grad_2d(h, d, GRADIENTS_IMPROVED);
     let g = perlin_gradient_2d(h, GRADIENTS_IMPROVED);
     let k = 8.0 * t2 * t * n;
-    [
+    (
         t2 * t2 * n,
         t2 * t2 * g[0] - k * d[0],
         t2 * t2 * g[1] - k * d[1],
-        0.0,
-    ]
+    )
 }
 
-/// Component-wise sum of corner terms, times the output scale.
+/// CPU twin of `simplex_2d_grad` in shaders/simplex.wgsl: `[value, d/dx, d/dy, 0]`; the
+/// corner terms summed in corner order, then scaled.
 #[inline(always)]
-fn scaled_sum(scale: f32, terms: &[[f32; 4]]) -> [f32; 4] {
-    let mut sum = terms[0];
-    for t in &terms[1..] {
-        for c in 0..4 {
-            sum[c] += t[c];
-        }
-    }
-    sum.map(|v| scale * v)
-}
-
-/// CPU twin of `simplex_2d_grad` in shaders/simplex.wgsl: `[value, d/dx, d/dy, 0]`.
 pub fn simplex_2d_grad(cell: [i32; 2], local: [f32; 2], seed_h: u32) -> [f32; 4] {
     let s = (local[0] + local[1]) * SIMPLEX_F2;
     let fl = [super::floor(local[0] + s), super::floor(local[1] + s)];
@@ -372,31 +364,39 @@ pub fn simplex_2d_grad(cell: [i32; 2], local: [f32; 2], seed_h: u32) -> [f32; 4]
         d2,
         hash_2d([i[0].wrapping_add(1), i[1].wrapping_add(1)], seed_h),
     );
-    scaled_sum(SIMPLEX_SCALE_2D, &[n0, n1, n2])
+    let scale = SIMPLEX_SCALE_2D;
+    [
+        scale * (n0.0 + n1.0 + n2.0),
+        scale * (n0.1 + n1.1 + n2.1),
+        scale * (n0.2 + n1.2 + n2.2),
+        scale * (0.0 + 0.0 + 0.0),
+    ]
 }
 
 #[inline(always)]
-fn simplex_corner_grad_3d(d: [f32; 3], h: u32) -> [f32; 4] {
+fn simplex_corner_grad_3d(d: [f32; 3], h: u32) -> (f32, f32, f32, f32) {
     let t = (SIMPLEX_R2 - (d[0] * d[0] + d[1] * d[1] + d[2] * d[2])).max(0.0);
     let t2 = t * t;
     let n = perlin_grad_3d(h, d, GRADIENTS_IMPROVED);
     let g = perlin_gradient_3d(h, GRADIENTS_IMPROVED);
     let k = 8.0 * t2 * t * n;
-    [
+    (
         t2 * t2 * n,
         t2 * t2 * g[0] - k * d[0],
         t2 * t2 * g[1] - k * d[1],
         t2 * t2 * g[2] - k * d[2],
-    ]
+    )
 }
 
 /// CPU twin of `simplex_3d_grad` in shaders/simplex.wgsl: `[value, d/dx, d/dy, d/dz]`, for
-/// the continuous falloff (the value is `simplex_3d`'s with `SIMPLEX_FALLOFF_CONTINUOUS`).
+/// the continuous falloff (the value is `simplex_3d`'s with `SIMPLEX_FALLOFF_CONTINUOUS`); the
+/// corner terms summed in corner order, then scaled.
+#[inline(always)]
 pub fn simplex_3d_grad(cell: [i32; 3], local: [f32; 3], seed_h: u32) -> [f32; 4] {
     let s = (local[0] + local[1] + local[2]) * SIMPLEX_F3;
-    let fl = local.map(|v| super::floor(v + s));
+    let fl = super::each3(|k| super::floor(local[k] + s));
     let t = (fl[0] + fl[1] + fl[2]) * SIMPLEX_G3;
-    let d0 = [0, 1, 2].map(|k| local[k] - (fl[k] - t));
+    let d0 = super::each3(|k| local[k] - (fl[k] - t));
     let ge_xy = d0[0] >= d0[1];
     let ge_yz = d0[1] >= d0[2];
     let ge_xz = d0[0] >= d0[2];
@@ -410,17 +410,23 @@ pub fn simplex_3d_grad(cell: [i32; 3], local: [f32; 3], seed_h: u32) -> [f32; 4]
         (!ge_xy || ge_yz) as i32,
         (!(ge_xz && ge_yz)) as i32,
     ];
-    let d1 = [0, 1, 2].map(|k| d0[k] - o1[k] as f32 + SIMPLEX_G3);
-    let d2 = [0, 1, 2].map(|k| d0[k] - o2[k] as f32 + 2.0 * SIMPLEX_G3);
+    let d1 = super::each3(|k| d0[k] - o1[k] as f32 + SIMPLEX_G3);
+    let d2 = super::each3(|k| d0[k] - o2[k] as f32 + 2.0 * SIMPLEX_G3);
     let c3 = 1.0 - 3.0 * SIMPLEX_G3;
-    let d3 = d0.map(|v| v - c3);
-    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
-    let at = |o: [i32; 3]| hash_3d([0, 1, 2].map(|k| i[k].wrapping_add(o[k])), seed_h);
+    let d3 = super::each3(|k| d0[k] - c3);
+    let i = super::each3(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
+    let at = |o: [i32; 3]| hash_3d(super::each3(|k| i[k].wrapping_add(o[k])), seed_h);
     let n0 = simplex_corner_grad_3d(d0, at([0, 0, 0]));
     let n1 = simplex_corner_grad_3d(d1, at(o1));
     let n2 = simplex_corner_grad_3d(d2, at(o2));
     let n3 = simplex_corner_grad_3d(d3, at([1, 1, 1]));
-    scaled_sum(SIMPLEX_SCALE_3D, &[n0, n1, n2, n3])
+    let scale = SIMPLEX_SCALE_3D;
+    [
+        scale * (n0.0 + n1.0 + n2.0 + n3.0),
+        scale * (n0.1 + n1.1 + n2.1 + n3.1),
+        scale * (n0.2 + n1.2 + n2.2 + n3.2),
+        scale * (n0.3 + n1.3 + n2.3 + n3.3),
+    ]
 }
 
 /// `simplex_2d` and `simplex_3d` at the points of a warped stage's row (see
@@ -437,6 +443,53 @@ pub fn simplex_points(dims: u32, falloff: u32, pts: &SamplePoints, out: &mut [f3
             out,
             #[inline(always)]
             |p| simplex_3d(xyz(p.cell), xyz(p.local), p.seed, falloff),
+        )
+    }
+}
+
+/// `simplex_2d_grad` or `simplex_3d_grad` (by `dims`) at one sample point: the family's
+/// point gradient sampler. It has no branches, so loops over it vectorize.
+#[inline(always)]
+pub fn simplex_grad_at(dims: u32, p: &SamplePoint) -> NoiseGrad {
+    NoiseGrad::from_xyz(if dims == 2 {
+        simplex_2d_grad(xy(p.cell), xy(p.local), p.seed)
+    } else {
+        simplex_3d_grad(xyz(p.cell), xyz(p.local), p.seed)
+    })
+}
+
+/// The gradient along a row of samples, bit for bit [`simplex_grad_at`]'s, vectorized (the
+/// dimension chosen outside the loop: a branch inside kept it from vectorizing).
+pub fn simplex_grad_row(dims: u32, row: &SampleRow, out: &mut GradSamples) {
+    if dims == 2 {
+        out.fill_row_vectorized(
+            row,
+            #[inline(always)]
+            |p| NoiseGrad::from_xyz(simplex_2d_grad(xy(p.cell), xy(p.local), p.seed)),
+        )
+    } else {
+        out.fill_row_vectorized(
+            row,
+            #[inline(always)]
+            |p| NoiseGrad::from_xyz(simplex_3d_grad(xyz(p.cell), xyz(p.local), p.seed)),
+        )
+    }
+}
+
+/// The gradient at the points of a warped stage's row, bit for bit [`simplex_grad_at`]'s,
+/// vectorized like [`simplex_grad_row`].
+pub fn simplex_grad_points(dims: u32, pts: &SamplePoints, out: &mut GradSamples) {
+    if dims == 2 {
+        out.fill_points_vectorized(
+            pts,
+            #[inline(always)]
+            |p| NoiseGrad::from_xyz(simplex_2d_grad(xy(p.cell), xy(p.local), p.seed)),
+        )
+    } else {
+        out.fill_points_vectorized(
+            pts,
+            #[inline(always)]
+            |p| NoiseGrad::from_xyz(simplex_3d_grad(xyz(p.cell), xyz(p.local), p.seed)),
         )
     }
 }

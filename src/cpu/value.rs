@@ -4,7 +4,7 @@ use super::fade::{fade, fade_slope, lerp, lerp_grad};
 use super::hash::{
     hash_2d, hash_3d, hash_finish, hash_to_signed, wrap_cell, HASH_PRIME_X, HASH_PRIME_Y,
 };
-use super::sample::{xy, xyz, SamplePoints, SampleRow};
+use super::sample::{xy, xyz, GradSamples, NoiseGrad, SamplePoint, SamplePoints, SampleRow};
 
 #[inline(always)]
 fn value_corner_2d(c: [i32; 2], period: [i32; 2], seed_h: u32) -> f32 {
@@ -40,7 +40,8 @@ pub fn value_2d(
 
 /// `value_2d` along a row of samples (see `family::SampleRow`), bit for bit the same numbers:
 /// without a period the y half of the work is done once and the loop over samples has no
-/// branches, so it vectorizes (with AVX2 when the CPU has it).
+/// branches, so it vectorizes (16 or 8 samples wide with AVX-512 or AVX2, see
+/// [`super::vectorized`]).
 pub fn value_2d_row(row: &SampleRow, fade_kind: u32, out: &mut [f32]) {
     if row.period[0] != 0 || row.period[1] != 0 {
         row.fill_pointwise(out, |p| {
@@ -55,15 +56,25 @@ pub fn value_2d_row(row: &SampleRow, fade_kind: u32, out: &mut [f32]) {
 /// is the same number.
 #[inline(always)]
 fn value_2d_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    if row.x_is_small(out.len()) {
+        value_2d_row_split::<FADE, true>(row, out)
+    } else {
+        value_2d_row_split::<FADE, false>(row, out)
+    }
+}
+
+/// [`value_2d_row_lanes`] with the x split of `split_cell::<SMALL_X>`.
+#[inline(always)]
+fn value_2d_row_split<const FADE: u32, const SMALL_X: bool>(row: &SampleRow, out: &mut [f32]) {
     let fly = super::floor(row.local[1]);
     let iy = row.cell[1].wrapping_add(super::to_i32(fly));
     let uy = fade(row.local[1] - fly, FADE);
     let y0 = row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
     let y1 = row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y);
     for (i, o) in out.iter_mut().enumerate() {
-        let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
-        let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
+        let x = row.x_at(i);
+        let (flx, cx) = super::split_cell::<SMALL_X>(x);
+        let ix = row.cell[0].wrapping_add(cx);
         let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
         let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
         let a = hash_to_signed(hash_finish(y0 ^ x0));
@@ -150,6 +161,7 @@ pub fn value_3d(
 // the number the plain function returns.
 
 /// CPU twin of `value_2d_grad` in shaders/value.wgsl: `[value, d/dx, d/dy, 0]`.
+#[inline(always)]
 pub fn value_2d_grad(
     cell: [i32; 2],
     local: [f32; 2],
@@ -157,7 +169,7 @@ pub fn value_2d_grad(
     period: [i32; 2],
     fade_kind: u32,
 ) -> [f32; 4] {
-    let fl = local.map(super::floor);
+    let fl = super::each2(|k| super::floor(local[k]));
     let i = [
         cell[0].wrapping_add(super::to_i32(fl[0])),
         cell[1].wrapping_add(super::to_i32(fl[1])),
@@ -189,6 +201,7 @@ fn value_corner_grad_3d(c: [i32; 3], period: [i32; 3], seed_h: u32) -> [f32; 4] 
 }
 
 /// CPU twin of `value_3d_grad` in shaders/value.wgsl: `[value, d/dx, d/dy, d/dz]`.
+#[inline(always)]
 pub fn value_3d_grad(
     cell: [i32; 3],
     local: [f32; 3],
@@ -196,9 +209,9 @@ pub fn value_3d_grad(
     period: [i32; 3],
     fade_kind: u32,
 ) -> [f32; 4] {
-    let fl = local.map(super::floor);
-    let i = [0, 1, 2].map(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
-    let f = [0, 1, 2].map(|k| local[k] - fl[k]);
+    let fl = super::each3(|k| super::floor(local[k]));
+    let i = super::each3(|k| cell[k].wrapping_add(super::to_i32(fl[k])));
+    let f = super::each3(|k| local[k] - fl[k]);
     let ux = fade(f[0], fade_kind);
     let uy = fade(f[1], fade_kind);
     let uz = fade(f[2], fade_kind);
@@ -206,7 +219,7 @@ pub fn value_3d_grad(
     let dy = [0.0, fade_slope(f[1], fade_kind), 0.0];
     let dz = [0.0, 0.0, fade_slope(f[2], fade_kind)];
     let corner = |o: [i32; 3]| {
-        value_corner_grad_3d([0, 1, 2].map(|k| i[k].wrapping_add(o[k])), period, seed_h)
+        value_corner_grad_3d(super::each3(|k| i[k].wrapping_add(o[k])), period, seed_h)
     };
     let z0 = lerp_grad(
         lerp_grad(corner([0, 0, 0]), corner([1, 0, 0]), ux, dx),
@@ -254,4 +267,71 @@ fn value_points_lanes<const FADE: u32>(dims: u32, pts: &SamplePoints, out: &mut 
             |p| value_3d(xyz(p.cell), xyz(p.local), p.seed, [0; 3], FADE),
         )
     }
+}
+
+/// `value_2d_grad` or `value_3d_grad` (by `dims`) at one sample point: the family's point
+/// gradient sampler.
+#[inline(always)]
+pub fn value_grad_at(dims: u32, p: &SamplePoint, fade_kind: u32) -> NoiseGrad {
+    NoiseGrad::from_xyz(match dims {
+        2 => value_2d_grad(xy(p.cell), xy(p.local), p.seed, xy(p.period), fade_kind),
+        _ => value_3d_grad(xyz(p.cell), xyz(p.local), p.seed, xyz(p.period), fade_kind),
+    })
+}
+
+/// [`value_grad_at`] in `DIMS` without a period, the fade a constant (vectorizes; a branch on
+/// the dimension inside the loop kept it from vectorizing).
+#[inline(always)]
+fn value_grad_lane<const DIMS: u32, const FADE: u32>(p: &SamplePoint) -> NoiseGrad {
+    NoiseGrad::from_xyz(if DIMS == 2 {
+        value_2d_grad(xy(p.cell), xy(p.local), p.seed, [0; 2], FADE)
+    } else {
+        value_3d_grad(xyz(p.cell), xyz(p.local), p.seed, [0; 3], FADE)
+    })
+}
+
+/// The gradient along a row of samples, bit for bit [`value_grad_at`]'s: vectorized without
+/// a period, else point by point.
+pub fn value_grad_row(dims: u32, row: &SampleRow, fade_kind: u32, out: &mut GradSamples) {
+    if row.period[..dims as usize].iter().any(|&p| p != 0) {
+        out.fill_pointwise(|i| value_grad_at(dims, &row.point(i), fade_kind));
+        return;
+    }
+    if dims == 2 {
+        return super::vectorized_by_fade!(fade_kind, value_grad_row_lanes_2d(row, out));
+    }
+    super::vectorized_by_fade!(fade_kind, value_grad_row_lanes_3d(row, out))
+}
+
+#[inline(always)]
+fn value_grad_row_lanes_2d<const FADE: u32>(row: &SampleRow, out: &mut GradSamples) {
+    out.fill_row_vectorized(row, value_grad_lane::<2, FADE>)
+}
+
+#[inline(always)]
+fn value_grad_row_lanes_3d<const FADE: u32>(row: &SampleRow, out: &mut GradSamples) {
+    out.fill_row_vectorized(row, value_grad_lane::<3, FADE>)
+}
+
+/// The gradient at the points of a warped stage's row, bit for bit [`value_grad_at`]'s,
+/// vectorized like [`value_grad_row`].
+pub fn value_grad_points(dims: u32, pts: &SamplePoints, fade_kind: u32, out: &mut GradSamples) {
+    if pts.period[..dims as usize].iter().any(|&p| p != 0) {
+        out.fill_pointwise(|i| value_grad_at(dims, &pts.point(i), fade_kind));
+        return;
+    }
+    if dims == 2 {
+        return super::vectorized_by_fade!(fade_kind, value_grad_points_lanes_2d(pts, out));
+    }
+    super::vectorized_by_fade!(fade_kind, value_grad_points_lanes_3d(pts, out))
+}
+
+#[inline(always)]
+fn value_grad_points_lanes_2d<const FADE: u32>(pts: &SamplePoints, out: &mut GradSamples) {
+    out.fill_points_vectorized(pts, value_grad_lane::<2, FADE>)
+}
+
+#[inline(always)]
+fn value_grad_points_lanes_3d<const FADE: u32>(pts: &SamplePoints, out: &mut GradSamples) {
+    out.fill_points_vectorized(pts, value_grad_lane::<3, FADE>)
 }

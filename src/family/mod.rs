@@ -20,8 +20,8 @@ mod wave;
 mod wavelet;
 
 pub use crate::cpu::sample::{
-    xy, xyz, GradSampler, NoiseGrad, PointsSampler, RowSampler, SamplePoint, SamplePoints,
-    SampleRow, Sampler,
+    xy, xyz, GradPointsSampler, GradRowSampler, GradSampler, GradSamples, NoiseGrad, PointsSampler,
+    RowSampler, SamplePoint, SamplePoints, SampleRow, Sampler,
 };
 
 /// Parameters every family node accepts, besides its own (see [`Family::params`]).
@@ -209,6 +209,28 @@ pub trait Family: Send + Sync {
         _uniforms: FamilyUniforms,
         _aux: Arc<[f32]>,
     ) -> Option<GradSampler> {
+        None
+    }
+    /// A faster twin of [`Family::cpu_grad_sampler`] for whole rows of an unwarped stage (see
+    /// [`GradRowSampler`]), for families that have one; `None` (the default) samples point by
+    /// point. `Some` only where `cpu_grad_sampler` is.
+    fn cpu_grad_row_sampler(
+        &self,
+        _dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<GradRowSampler> {
+        None
+    }
+    /// A faster twin of [`Family::cpu_grad_sampler`] for the samples of a warped stage's row
+    /// (see [`GradPointsSampler`]); `None` (the default) samples point by point. `Some` only
+    /// where `cpu_grad_sampler` is.
+    fn cpu_grad_points_sampler(
+        &self,
+        _dims: u32,
+        _params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<GradPointsSampler> {
         None
     }
     /// Splits a frequency-scaled f64 position into the integer lattice offset and the small

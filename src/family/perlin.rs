@@ -1,13 +1,15 @@
 use std::sync::Arc;
 
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, NoiseGrad, ParamKind, ParamSpec,
-    Sampler, FADE_PARAM,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, ParamKind, ParamSpec, Sampler,
+    FADE_PARAM,
 };
-use super::{PointsSampler, RowSampler, SamplePoints, SampleRow};
+use super::{
+    GradPointsSampler, GradRowSampler, PointsSampler, RowSampler, SamplePoints, SampleRow,
+};
 use crate::cpu::perlin::{
-    perlin_2d, perlin_2d_grad, perlin_2d_row, perlin_3d, perlin_3d_grad, perlin_3d_row,
-    perlin_points,
+    perlin_2d, perlin_2d_row, perlin_3d, perlin_3d_row, perlin_grad_at, perlin_grad_points,
+    perlin_grad_row, perlin_points,
 };
 
 pub struct Perlin;
@@ -128,27 +130,30 @@ impl Family for Perlin {
     ) -> Option<GradSampler> {
         let fade = params.choice("fade");
         let grads = params.choice("gradients");
-        Some(match dims {
-            2 => Box::new(move |s| {
-                NoiseGrad::from_xyz(perlin_2d_grad(
-                    xy(s.cell),
-                    xy(s.local),
-                    s.seed,
-                    xy(s.period),
-                    fade,
-                    grads,
-                ))
-            }),
-            _ => Box::new(move |s| {
-                NoiseGrad::from_xyz(perlin_3d_grad(
-                    xyz(s.cell),
-                    xyz(s.local),
-                    s.seed,
-                    xyz(s.period),
-                    fade,
-                    grads,
-                ))
-            }),
-        })
+        Some(Box::new(move |s| perlin_grad_at(dims, s, fade, grads)))
+    }
+    fn cpu_grad_row_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<GradRowSampler> {
+        let fade = params.choice("fade");
+        let grads = params.choice("gradients");
+        Some(Box::new(move |row, out| {
+            perlin_grad_row(dims, row, fade, grads, out)
+        }))
+    }
+    fn cpu_grad_points_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<GradPointsSampler> {
+        let fade = params.choice("fade");
+        let grads = params.choice("gradients");
+        Some(Box::new(move |pts, out| {
+            perlin_grad_points(dims, pts, fade, grads, out)
+        }))
     }
 }

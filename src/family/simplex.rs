@@ -1,12 +1,14 @@
 use std::sync::Arc;
 
 use super::{
-    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, Lattice, NoiseGrad,
-    ParamKind, ParamSpec, PointsSampler, RowSampler, SamplePoints, SampleRow, Sampler,
+    split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradPointsSampler, GradRowSampler,
+    GradSampler, Lattice, ParamKind, ParamSpec, PointsSampler, RowSampler, SamplePoints, SampleRow,
+    Sampler,
 };
 use crate::cpu::simplex::{
-    simplex_2d, simplex_2d_grad, simplex_2d_row, simplex_3d, simplex_3d_grad, simplex_3d_row,
-    simplex_4d, simplex_4d_grad, simplex_points, SIMPLEX_FALLOFF_CONTINUOUS,
+    simplex_2d, simplex_2d_row, simplex_3d, simplex_3d_row, simplex_4d, simplex_4d_grad,
+    simplex_grad_at, simplex_grad_points, simplex_grad_row, simplex_points,
+    SIMPLEX_FALLOFF_CONTINUOUS,
 };
 
 pub struct Simplex;
@@ -137,16 +139,32 @@ impl Family for Simplex {
             return None;
         }
         match dims {
-            2 => Some(Box::new(|s| {
-                NoiseGrad::from_xyz(simplex_2d_grad(xy(s.cell), xy(s.local), s.seed))
-            })),
-            3 => Some(Box::new(|s| {
-                NoiseGrad::from_xyz(simplex_3d_grad(xyz(s.cell), xyz(s.local), s.seed))
-            })),
+            2 | 3 => Some(Box::new(move |s| simplex_grad_at(dims, s))),
             _ => Some(Box::new(|s| {
                 simplex_4d_grad(s.cell, s.local, s.seed, SIMPLEX_FALLOFF_CONTINUOUS)
             })),
         }
+    }
+    /// 2D and 3D (the continuous falloff): vectorized rows; 4D samples point by point.
+    fn cpu_grad_row_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<GradRowSampler> {
+        (dims <= 3 && continuous(dims, params)).then(|| -> GradRowSampler {
+            Box::new(move |row, out| simplex_grad_row(dims, row, out))
+        })
+    }
+    fn cpu_grad_points_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<GradPointsSampler> {
+        (dims <= 3 && continuous(dims, params)).then(|| -> GradPointsSampler {
+            Box::new(move |pts, out| simplex_grad_points(dims, pts, out))
+        })
     }
     fn no_gradient_reason(&self, dims: u32, params: &FamilyParams) -> String {
         if continuous(dims, params) {

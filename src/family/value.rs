@@ -1,12 +1,13 @@
 use std::sync::Arc;
 
 use super::{
-    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, NoiseGrad, ParamSpec, Sampler,
-    FADE_PARAM,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradPointsSampler, GradRowSampler, GradSampler,
+    ParamSpec, Sampler, FADE_PARAM,
 };
 use super::{PointsSampler, RowSampler, SamplePoints, SampleRow};
 use crate::cpu::value::{
-    value_2d, value_2d_grad, value_2d_row, value_3d, value_3d_grad, value_3d_row, value_points,
+    value_2d, value_2d_row, value_3d, value_3d_row, value_grad_at, value_grad_points,
+    value_grad_row, value_points,
 };
 
 pub struct Value;
@@ -97,25 +98,28 @@ impl Family for Value {
         _aux: Arc<[f32]>,
     ) -> Option<GradSampler> {
         let fade = params.choice("fade");
-        Some(match dims {
-            2 => Box::new(move |s| {
-                NoiseGrad::from_xyz(value_2d_grad(
-                    xy(s.cell),
-                    xy(s.local),
-                    s.seed,
-                    xy(s.period),
-                    fade,
-                ))
-            }),
-            _ => Box::new(move |s| {
-                NoiseGrad::from_xyz(value_3d_grad(
-                    xyz(s.cell),
-                    xyz(s.local),
-                    s.seed,
-                    xyz(s.period),
-                    fade,
-                ))
-            }),
-        })
+        Some(Box::new(move |s| value_grad_at(dims, s, fade)))
+    }
+    fn cpu_grad_row_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<GradRowSampler> {
+        let fade = params.choice("fade");
+        Some(Box::new(move |row, out| {
+            value_grad_row(dims, row, fade, out)
+        }))
+    }
+    fn cpu_grad_points_sampler(
+        &self,
+        dims: u32,
+        params: &FamilyParams,
+        _uniforms: FamilyUniforms,
+    ) -> Option<GradPointsSampler> {
+        let fade = params.choice("fade");
+        Some(Box::new(move |pts, out| {
+            value_grad_points(dims, pts, fade, out)
+        }))
     }
 }

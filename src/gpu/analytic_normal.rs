@@ -1,81 +1,42 @@
-//! [`AnalyticNormalPass`]: a normal map computed from the analytic gradient of a generator
-//! chain (a family node, or fBm / ridged / billow over one) instead of central differences of
-//! a materialized field (`shaders/analytic_normal.wgsl`, CPU twin
-//! `src/cpu/analytic_normal.rs`). Same formats, encodings, `height_scale` and `spacing` as
-//! [`NormalMapPass`](super::NormalMapPass), so the two maps of one field are comparable.
+//! [`AnalyticNormalPass`]: a normal map from the exact gradient of any differentiable graph
+//! instead of central differences of a materialized field. The graph runs in gradient form
+//! (every stage writes value and gradient, see [`CompiledGraph::new_gradient`]), then one
+//! dispatch encodes each pixel's own gradient as a normal (`shaders/analytic_normal.wgsl`,
+//! CPU twin `src/cpu/analytic_normal.rs`). Same formats, encodings, `height_scale` and
+//! `spacing` as [`NormalMapPass`](super::NormalMapPass), so the two maps of one field are
+//! comparable.
 
 use std::sync::Arc;
 
 use wgpu::util::DeviceExt;
 
 use super::assemble::{
-    analytic_normal_source, BINDING_NORMAL_PARAMS, BINDING_OUT, BINDING_PARAMS, WORKGROUP,
+    analytic_normal_source, BINDING_GRADIENT, BINDING_OUT, BINDING_PARAMS, WORKGROUP,
 };
 use super::pipeline::{CachedPipeline, LayoutKey};
 use super::requirements::DeviceRequirements;
 use super::target::{on_device, TargetSpec, TargetView};
-use super::{GpuContext, NormalMapOptions};
+use super::{CompiledGraph, GpuContext, NormalMapOptions};
 use crate::cpu::analytic_normal::run_analytic_normal;
+use crate::cpu::normal_map::NormalMapUniform;
+use crate::engine::run_cpu_gradient;
 use crate::error::{Error, Result};
-use crate::family::GradSampler;
-use crate::graph::{GenerateStage, NodeKind, NoiseGraph, Plan, StageKind, StageUniform, View};
+use crate::graph::{gradient_refusal, NoiseGraph, Plan, View};
 
 /// What to do instead, appended to every refusal.
 const USE_CENTRAL: &str =
     "use central differences instead (NormalMapPass on the baked field, or --normal-map central)";
 
-/// The generator chain whose analytic gradient gives the normal map of `node` (the graph's
-/// output when `None`), or an error naming the node and the reason it cannot be
-/// differentiated analytically: a warp (its displacement fields would need gradients too), a
-/// point-wise node, a family without a gradient variant in its dims (4D included).
-pub fn analytic_chain(graph: &NoiseGraph, node: Option<&str>) -> Result<GenerateStage> {
+/// The plan of `node` (the graph's output when `None`) for an analytic normal map, or an
+/// error naming the node that cannot be differentiated and why (a family without a gradient
+/// form in its dims, or a node sampling one), with the advice to use central differences.
+/// Fractals, warps (of warps) and every point-wise node differentiate.
+pub fn analytic_plan(graph: &NoiseGraph, node: Option<&str>) -> Result<Plan> {
     let plan = Plan::new(graph, node)?;
-    let stage = &plan.stages[plan.target];
-    let id = stage.node.as_str();
-    let refuse = |why: String| {
-        Error::InvalidRequest(format!(
-            "node '{id}': no analytic gradient: {why}; {USE_CENTRAL}"
-        ))
-    };
-    let chain = match &stage.kind {
-        StageKind::Combine { op, .. } => {
-            return Err(refuse(format!(
-                "it is a point-wise '{}' node over materialized fields",
-                op.name()
-            )))
-        }
-        StageKind::Generate(g) => g.as_ref(),
-    };
-    if !chain.displace.is_empty() {
-        return Err(refuse(
-            "it is a warp, whose displacement fields move the sample point".into(),
-        ));
+    match gradient_refusal(&plan, graph) {
+        Some(why) => Err(Error::InvalidRequest(format!("{why}; {USE_CENTRAL}"))),
+        None => Ok(plan),
     }
-    let family_id = match graph.node(id).map(|n| &n.kind) {
-        Some(NodeKind::Fractal(f)) => f.source.as_str(),
-        _ => id,
-    };
-    let dims = chain.dims();
-    let name = chain.family.name();
-    if chain
-        .family
-        .wgsl_grad_call(dims, &chain.source.params)
-        .is_none()
-    {
-        let reason = chain.family.no_gradient_reason(dims, &chain.source.params);
-        let why = if family_id == id {
-            reason
-        } else {
-            format!("its source '{family_id}' is family '{name}': {reason}")
-        };
-        return Err(refuse(why));
-    }
-    if chain.aux_data(plan.seed).is_some() {
-        return Err(refuse(format!(
-            "family '{name}' reads an auxiliary table the analytic pass does not bind"
-        )));
-    }
-    Ok(chain.clone())
 }
 
 /// Checks a view for a normal map: 2D only.
@@ -90,16 +51,16 @@ fn check_normal_view(view: &View) -> Result<()> {
     Ok(())
 }
 
-/// The chain's uniforms at `time` (added to the z of a 3D family, the w of a 4D one, as
-/// [`CompiledGraph::set_time`](super::CompiledGraph::set_time) does): every octave in one pass.
-fn chain_uniform(chain: &GenerateStage, seed: u32, view: &View, time: f64) -> StageUniform {
-    let mut timed = chain.clone();
-    match timed.source.dims {
-        3 => timed.source.z += time,
-        4 => timed.source.w += time,
-        _ => {}
-    }
-    timed.uniforms(seed, view)
+/// The encoding pass's uniform: the normal-map uniform with the spacing expressed in units of
+/// the view's pixel size (`extent / size` of the whole view, for a tile), so that the slope
+/// `height_scale * dh/dp / that ratio` is the one central differences over `spacing` approach.
+fn analytic_uniform(options: &NormalMapOptions, view: &View) -> NormalMapUniform {
+    let mut u = options.uniform([view.size[0], view.size[1]]);
+    let full = view.full_size();
+    let ratio = |a: usize| (options.spacing[a] as f64 * full[a] as f64 / view.extent[a]) as f32;
+    u.scalars[1] = ratio(0);
+    u.scalars[2] = ratio(1);
+    u
 }
 
 /// The analytic normal map of `node` (the graph's output when `None`) over a 2D `view` on
@@ -126,31 +87,10 @@ pub fn analytic_normal_map_cpu(
 ) -> Result<Vec<[f32; 4]>> {
     options.check()?;
     check_normal_view(view)?;
-    let chain = analytic_chain(graph, node)?;
-    let dims = chain.dims();
-    let params = &chain.source.params;
-    let sample: GradSampler = chain
-        .family
-        .cpu_grad_sampler(
-            dims,
-            params,
-            chain.family.uniforms(dims, params),
-            Arc::from(Vec::new()),
-        )
-        .ok_or_else(|| {
-            Error::InvalidRequest(format!(
-                "internal: family '{}' has a WGSL gradient but no CPU twin",
-                chain.family.name()
-            ))
-        })?;
-    let u = chain_uniform(&chain, graph.seed, view, 0.0);
+    let plan = analytic_plan(graph, node)?;
+    let gradient = run_cpu_gradient(&plan, view, &Default::default())?;
     let mut out = vec![[0.0; 4]; view.pixel_count() as usize];
-    run_analytic_normal(
-        &u,
-        &options.uniform([view.size[0], view.size[1]]),
-        &sample,
-        &mut out,
-    );
+    run_analytic_normal(&analytic_uniform(options, view), &gradient.data, &mut out);
     Ok(out)
 }
 
@@ -172,17 +112,18 @@ pub fn analytic_normal_map(
     ctx.read_rgba(&out)
 }
 
-/// A recordable pass writing the normal map of a generator chain from its analytic gradient,
-/// for one 2D view: one dispatch evaluates every octave's value and derivative per pixel, so
-/// no height field is materialized and no neighbour is read (the height is still written in
-/// `w` of the float formats). The pipeline and uniform buffers are made once;
+/// A recordable pass writing the normal map of a differentiable graph from its exact
+/// gradient, for one 2D view: the graph's stages run in gradient form into a gradient
+/// texture the pass owns (Rgba32Float: value, d/dx, d/dy, d/dz), then one dispatch turns each
+/// pixel's gradient into a normal, reading no neighbour (the height is still written in `w`
+/// of the float formats). Pipelines, buffers and textures are made once;
 /// [`record`](Self::record) records into the caller's encoder and texture like
 /// [`NormalMapPass::record`](super::NormalMapPass::record), and time, seed, origin and height
 /// scale change through uniforms only.
 ///
-/// Every octave runs in one dispatch (no split across passes), at most 32 octaves.
-/// `options.border` does not apply: no neighbour is read. Ridged and billow have a crease
-/// where an octave crosses 0; there the slope of that octave is taken as 0.
+/// `options.border` does not apply: no neighbour is read. Where the field has a crease
+/// (ridged and billow octaves crossing 0, `abs` at 0, `min` / `max` ties, `clamp` at its
+/// bounds) the slope is one side's (see [`crate::GradientField`]).
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -200,13 +141,11 @@ pub fn analytic_normal_map(
 /// ```
 pub struct AnalyticNormalPass {
     ctx: Arc<GpuContext>,
-    chain: GenerateStage,
-    seed: u32,
-    view: View,
-    time: f64,
+    graph: CompiledGraph,
+    /// The graph's target: its gradient field.
+    gradient: wgpu::Texture,
     options: NormalMapOptions,
     pipeline: Arc<CachedPipeline>,
-    stage_uniform: wgpu::Buffer,
     normal_uniform: wgpu::Buffer,
     dirty: bool,
     /// The last output bound, and its bind group.
@@ -219,7 +158,7 @@ impl AnalyticNormalPass {
 
     /// Compiles (or fetches) the pass for `node` (the graph's output when `None`) over a 2D
     /// `view`. Errors, before anything is created, when the node cannot be differentiated
-    /// analytically (see [`analytic_chain`]: the message names the node and suggests central
+    /// analytically (see [`analytic_plan`]: the message names the node and suggests central
     /// differences), for a volume view, bad options or a device short of a limit.
     pub fn new(
         ctx: &Arc<GpuContext>,
@@ -230,11 +169,11 @@ impl AnalyticNormalPass {
     ) -> Result<Self> {
         options.check()?;
         check_normal_view(&view)?;
-        let chain = analytic_chain(graph, node)?;
-        view.check()?;
-        ctx.check_requirements(&DeviceRequirements::for_texture_pass(&view, 0))?;
-        let source = analytic_normal_source(&chain, options.format.wgsl_name())
-            .expect("analytic_chain checked the gradient variant");
+        analytic_plan(graph, node)?;
+        ctx.check_requirements(&DeviceRequirements::for_texture_pass(&view, 1))?;
+        let compiled = CompiledGraph::new_gradient(ctx, graph, node, view)?;
+        let gradient = compiled.create_target();
+        let source = analytic_normal_source(options.format.wgsl_name());
         let pipeline = ctx.pipelines().get(
             ctx.device(),
             &source,
@@ -242,29 +181,19 @@ impl AnalyticNormalPass {
                 format: options.format.texture_format(),
             },
         )?;
-        let u = chain_uniform(&chain, graph.seed, &view, 0.0);
-        let buffer = |label: &str, bytes: &[u8]| {
-            ctx.device()
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents: bytes,
-                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                })
-        };
-        let stage_uniform = buffer("noisegraph analytic normal chain", bytemuck::bytes_of(&u));
-        let normal_uniform = buffer(
-            "noisegraph analytic normal",
-            bytemuck::bytes_of(&options.uniform([view.size[0], view.size[1]])),
-        );
+        let normal_uniform = ctx
+            .device()
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("noisegraph analytic normal"),
+                contents: bytemuck::bytes_of(&analytic_uniform(&options, &view)),
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            });
         Ok(AnalyticNormalPass {
             ctx: ctx.clone(),
-            chain,
-            seed: graph.seed,
-            view,
-            time: 0.0,
+            graph: compiled,
+            gradient,
             options,
             pipeline,
-            stage_uniform,
             normal_uniform,
             dirty: false,
             binding: None,
@@ -278,7 +207,13 @@ impl AnalyticNormalPass {
 
     /// The view (its origin follows [`set_origin`](Self::set_origin)).
     pub fn view(&self) -> &View {
-        &self.view
+        self.graph.view()
+    }
+
+    /// The graph compiled in gradient form that the pass runs (its per-frame setters, such
+    /// as [`CompiledGraph::set_node_param`], apply to the next [`record`](Self::record)).
+    pub fn graph_mut(&mut self) -> &mut CompiledGraph {
+        &mut self.graph
     }
 
     /// Changes the height scale (written at the next [`record`](Self::record); no pipeline).
@@ -293,61 +228,47 @@ impl AnalyticNormalPass {
         Ok(())
     }
 
-    /// Sets the time: added to the `z` of a 3D family node, the `w` of a 4D one (2D nodes do
-    /// not move), as
-    /// [`CompiledGraph::set_time`](super::CompiledGraph::set_time) does.
+    /// Sets the time: added to the `z` of every 3D family node and the `w` of every 4D one
+    /// (2D nodes do not move), as [`CompiledGraph::set_time`] does.
     pub fn set_time(&mut self, time: f64) -> Result<()> {
-        if !time.is_finite() {
-            return Err(Error::InvalidRequest(format!(
-                "time must be finite (got {time})"
-            )));
-        }
-        self.time = time;
-        self.dirty = true;
-        Ok(())
+        self.graph.set_time(time)
     }
 
     /// Sets the graph seed (each node adds its `seed_offset`, each octave its index). Every
     /// `u32` is a valid seed, so this never fails; it returns a `Result` like the other
     /// setters.
     pub fn set_seed(&mut self, seed: u32) -> Result<()> {
-        self.seed = seed;
-        self.dirty = true;
-        Ok(())
+        self.graph.set_seed(seed)
     }
 
     /// Moves the view: pixel (x, y) samples `origin + (x, y, 0) * extent / size`.
     pub fn set_origin(&mut self, origin: [f64; 3]) -> Result<()> {
-        if origin.iter().any(|v| !v.is_finite()) {
-            return Err(Error::InvalidRequest(format!(
-                "origin must be finite (got {origin:?})"
-            )));
-        }
-        self.view.origin = origin;
-        self.dirty = true;
-        Ok(())
+        self.graph.set_origin(origin)
     }
 
     /// Creates a texture the pass can write: the options' format, the view's size,
     /// [`OUTPUT_USAGE`](Self::OUTPUT_USAGE).
     pub fn create_output(&self) -> wgpu::Texture {
+        let [w, h, _] = self.graph.view().size;
         super::normal_map::create_normal_texture(
             &self.ctx,
             "noisegraph analytic normal map",
-            [self.view.size[0], self.view.size[1]],
+            [w, h],
             self.options.format,
             Self::OUTPUT_USAGE,
         )
     }
 
-    /// Records the pass writing `normals` (the options' format, STORAGE_BINDING, the view's
-    /// size), checked before anything is recorded. Nothing is submitted.
+    /// Records the graph's gradient stages and the encoding pass writing `normals` (the
+    /// options' format, STORAGE_BINDING, the view's size), checked before anything is
+    /// recorded. Nothing is submitted.
     pub fn record(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         normals: &wgpu::Texture,
     ) -> Result<()> {
-        let [w, h, _] = self.view.size;
+        let view = *self.graph.view();
+        let [w, h, _] = view.size;
         TargetSpec {
             role: "normal map",
             formats: &[self.options.format.texture_format()],
@@ -356,44 +277,44 @@ impl AnalyticNormalPass {
             usage: wgpu::TextureUsages::STORAGE_BINDING,
         }
         .check(&TargetView::new(normals))?;
+        // Checked on every call: wgpu compares textures by id within their own instance.
+        let textures = [("normal map", normals)];
+        on_device(self.ctx.device(), &textures, || ())?;
+        self.graph.record(encoder, &self.gradient)?;
         if self.dirty {
-            let u = chain_uniform(&self.chain, self.seed, &self.view, self.time);
-            let queue = self.ctx.queue();
-            queue.write_buffer(&self.stage_uniform, 0, bytemuck::bytes_of(&u));
-            queue.write_buffer(
+            self.ctx.queue().write_buffer(
                 &self.normal_uniform,
                 0,
-                bytemuck::bytes_of(&self.options.uniform([w, h])),
+                bytemuck::bytes_of(&analytic_uniform(&self.options, &view)),
             );
             self.dirty = false;
         }
-        // Checked on every call: wgpu compares textures by id within their own instance.
-        let textures = [("normal map", normals)];
-        if self.binding.as_ref().map(|(t, _)| t) == Some(normals) {
-            on_device(self.ctx.device(), &textures, || ())?;
-        } else {
-            let device = self.ctx.device();
-            let group = on_device(device, &textures, || {
-                let view = TargetView::new(normals).create_view("noisegraph analytic normal map");
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
+        if self.binding.as_ref().map(|(t, _)| t) != Some(normals) {
+            let out_view = TargetView::new(normals).create_view("noisegraph analytic normal map");
+            let gradient_view = self
+                .gradient
+                .create_view(&wgpu::TextureViewDescriptor::default());
+            let group = self
+                .ctx
+                .device()
+                .create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("noisegraph analytic normal map"),
                     layout: &self.pipeline.layout,
                     entries: &[
                         wgpu::BindGroupEntry {
                             binding: BINDING_PARAMS,
-                            resource: self.stage_uniform.as_entire_binding(),
+                            resource: self.normal_uniform.as_entire_binding(),
                         },
                         wgpu::BindGroupEntry {
                             binding: BINDING_OUT,
-                            resource: wgpu::BindingResource::TextureView(&view),
+                            resource: wgpu::BindingResource::TextureView(&out_view),
                         },
                         wgpu::BindGroupEntry {
-                            binding: BINDING_NORMAL_PARAMS,
-                            resource: self.normal_uniform.as_entire_binding(),
+                            binding: BINDING_GRADIENT,
+                            resource: wgpu::BindingResource::TextureView(&gradient_view),
                         },
                     ],
-                })
-            })?;
+                });
             self.binding = Some((normals.clone(), group));
         }
         let group = &self.binding.as_ref().expect("bound above").1;

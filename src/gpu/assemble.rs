@@ -3,6 +3,7 @@
 //! The assembled source is also the pipeline cache key.
 
 use crate::family::{Family, FamilyParams};
+use crate::field::FieldForm;
 use crate::graph::{Displacement, GenerateStage, OctaveUniform, StageUniform};
 
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
@@ -80,38 +81,74 @@ pub const BINDING_INLINE: u32 = 8;
 /// The first input field of a point-wise stage; the others follow.
 pub const BINDING_INPUTS: u32 = 2;
 
-fn texture_types(volume: bool) -> (&'static str, &'static str, &'static str) {
+/// The WGSL storage format of a stage's output in `form`, and the type its samples have.
+fn form_types(form: FieldForm) -> (&'static str, &'static str) {
+    match form {
+        FieldForm::Value => ("r32float", "f32"),
+        FieldForm::Gradient => ("rgba32float", "vec4<f32>"),
+    }
+}
+
+fn texture_types(volume: bool, form: FieldForm) -> (String, &'static str, &'static str) {
+    let (format, _) = form_types(form);
     if volume {
         (
-            "texture_storage_3d<r32float, write>",
+            format!("texture_storage_3d<{format}, write>"),
             "texture_3d<f32>",
             "vec3<i32>(p)",
         )
     } else {
         (
-            "texture_storage_2d<r32float, write>",
+            format!("texture_storage_2d<{format}, write>"),
             "texture_2d<f32>",
             "vec2<i32>(p.xy)",
         )
     }
 }
 
-fn common_prelude(volume: bool, uniform_type: &str) -> String {
-    let (storage, _, coords) = texture_types(volume);
+fn common_prelude(volume: bool, uniform_type: &str, form: FieldForm) -> String {
+    let (storage, _, coords) = texture_types(volume, form);
+    let (_, sample) = form_types(form);
+    let texel = match form {
+        FieldForm::Value => "vec4<f32>(v, 0.0, 0.0, 1.0)",
+        FieldForm::Gradient => "v",
+    };
     format!(
         "const WORKGROUP_X: u32 = {}u;\nconst WORKGROUP_Y: u32 = {}u;\n\
          @group(0) @binding({BINDING_PARAMS}) var<uniform> params: {uniform_type};\n\
          @group(0) @binding({BINDING_OUT}) var out_tex: {storage};\n\
-         fn store_out(p: vec3<u32>, v: f32) {{ textureStore(out_tex, {coords}, vec4<f32>(v, 0.0, 0.0, 1.0)); }}\n",
+         fn store_out(p: vec3<u32>, v: {sample}) {{ textureStore(out_tex, {coords}, {texel}); }}\n",
         WORKGROUP[0], WORKGROUP[1]
     )
 }
 
-/// `sample_family`-shaped function `name` for a chain: the family's call, its lattice
-/// wrap compiled out when the chain has no period, its uniforms read from `uniform`.
-fn sampler_function(name: &str, stage: &GenerateStage, uniform: &str) -> String {
-    let call = stage.family.wgsl_call(stage.dims(), &stage.source.params);
-    sampler_function_of(name, stage, &format!("{uniform}.family"), &call, "f32")
+/// `sample_family`-shaped function `name` for a chain in `form`: the family's call (its
+/// gradient call, returning `NoiseGrad`, in gradient form), its lattice wrap compiled out when
+/// the chain has no period, its uniforms read from `uniform`. `None` when the family has no
+/// gradient form in the chain's dims.
+fn sampler_function(
+    name: &str,
+    stage: &GenerateStage,
+    uniform: &str,
+    form: FieldForm,
+) -> Option<String> {
+    let (dims, params) = (stage.dims(), &stage.source.params);
+    Some(match form {
+        FieldForm::Value => {
+            let call = stage.family.wgsl_call(dims, params);
+            sampler_function_of(name, stage, &format!("{uniform}.family"), &call, "f32")
+        }
+        FieldForm::Gradient => {
+            let call = stage.family.wgsl_grad_call(dims, params)?;
+            sampler_function_of(
+                name,
+                stage,
+                &format!("{uniform}.family"),
+                &call,
+                "NoiseGrad",
+            )
+        }
+    })
 }
 
 /// [`sampler_function`] for any call of the family returning `ret`, its uniforms
@@ -140,9 +177,16 @@ fn sampler_function_text(name: &str, wraps: bool, family: &str, call: &str, ret:
 
 /// The uniform binding and functions of the inline displacement chain of `axis`:
 /// `inline_field<axis>(p)` is, operation for operation, the value the chain's own stage
-/// (one pass of every octave, finalized) would have stored at pixel `p`.
-/// With `constants`, the chain's octave parameters are compiled in (see [`OctaveConstants`]).
-fn inline_chain(axis: usize, chain: &GenerateStage, constants: Option<&StageUniform>) -> String {
+/// (one pass of every octave, finalized) would have stored at pixel `p` in `form` (in
+/// gradient form, its value and gradient). With `constants`, the chain's octave parameters
+/// are compiled in (see [`OctaveConstants`]). `None` when the chain's family has no gradient
+/// form and `form` asks for one.
+fn inline_chain(
+    axis: usize,
+    chain: &GenerateStage,
+    constants: Option<&StageUniform>,
+    form: FieldForm,
+) -> Option<String> {
     let u = format!("inline_params{axis}");
     let (kind, count) = (chain.fractal_code(), chain.octave_count());
     let mut s = format!(
@@ -153,40 +197,51 @@ fn inline_chain(axis: usize, chain: &GenerateStage, constants: Option<&StageUnif
         &format!("sample_inline{axis}"),
         chain,
         &u,
-    ));
+        form,
+    )?);
+    let (_, sample) = form_types(form);
+    let term = match form {
+        FieldForm::Value => format!("o.amp * fractal_remap(n, {kind}u)"),
+        FieldForm::Gradient => format!(
+            "vec4<f32>(o.amp * fractal_remap(n.value, {kind}u), \
+             (o.amp * fractal_remap_slope(n.value, {kind}u)) * (n.d.xyz * o.freq.xyz))"
+        ),
+    };
     s.push_str(&format!(
-        "fn inline_field{axis}(p: vec3<u32>) -> f32 {{\n\
+        "fn inline_field{axis}(p: vec3<u32>) -> {sample} {{\n\
          \x20   let pix = vec4<f32>(vec3<f32>(p + {u}.pixel_offset.xyz), 0.0);\n\
          \x20   return inline_sum{axis}(pix) * {u}.scalars.x;\n\
          }}\n\
-         fn inline_term{axis}(o: Octave, pix: vec4<f32>) -> f32 {{\n\
+         fn inline_term{axis}(o: Octave, pix: vec4<f32>) -> {sample} {{\n\
          \x20   let n = sample_inline{axis}(o.cell, o.local + pix * o.step, o.seed, o.period);\n\
-         \x20   return o.amp * fractal_remap(n, {kind}u);\n\
+         \x20   return {term};\n\
          }}\n"
     ));
     s.push_str(&unrolled_octave_sum(
         &format!("inline_sum{axis}(pix: vec4<f32>)"),
-        "0.0",
+        sample,
+        &format!("{sample}(0.0)"),
         0..count,
         |k| {
             let octave = octave_expression(&format!("{u}.octaves[{k}]"), constants, k);
             format!("inline_term{axis}({octave}, pix)")
         },
     ));
-    s
+    Some(s)
 }
 
-/// `fn <signature> -> f32` returning `start` plus `term(k)` for every octave k of `octaves`,
+/// `fn <signature> -> <ret>` returning `start` plus `term(k)` for every octave k of `octaves`,
 /// unrolled: lavapipe's LLVM keeps a loop over more than 4 octaves rolled, and the rolled
 /// loop indexed the uniform octave array at run time (8 octaves: 220 ms rolled, about 170 ms
 /// unrolled for a 2048^2 Perlin fBm).
 fn unrolled_octave_sum(
     signature: &str,
+    ret: &str,
     start: &str,
     octaves: std::ops::Range<u32>,
     term: impl Fn(u32) -> String,
 ) -> String {
-    let mut s = format!("fn {signature} -> f32 {{\n    var sum = {start};\n");
+    let mut s = format!("fn {signature} -> {ret} {{\n    var sum = {start};\n");
     for k in octaves {
         s.push_str(&format!("    sum += {};\n", term(k)));
     }
@@ -282,10 +337,11 @@ fn octave_literal(o: &OctaveUniform) -> String {
         )
     };
     format!(
-        "Octave({}, {}, {}, {}, {}, {}u, {:?}f, 0u, 0u)",
+        "Octave({}, {}, {}, {}, {}, {}, {}u, {:?}f, 0u, 0u)",
         ints(o.cell),
         floats(o.local),
         floats(o.step),
+        floats(o.freq),
         floats(o.warp),
         ints(o.period),
         o.seed,
@@ -303,7 +359,8 @@ fn octave_expression(uniform_path: &str, constants: Option<&StageUniform>, k: u3
 
 /// The full WGSL source of one pass of a generate stage.
 pub fn generate_source(stage: &GenerateStage, layout: GenerateLayout, pass: OctavePass) -> String {
-    generate_source_with(stage, layout, pass, None)
+    generate_source_in(FieldForm::Value, stage, layout, pass, None)
+        .expect("every family has a value form")
 }
 
 /// [`generate_source`] with the octave parameters compiled in: the kernel of one set of
@@ -315,30 +372,64 @@ pub fn specialized_generate_source(
     pass: OctavePass,
     constants: OctaveConstants,
 ) -> String {
-    generate_source_with(stage, layout, pass, Some(constants))
+    generate_source_in(FieldForm::Value, stage, layout, pass, Some(constants))
+        .expect("every family has a value form")
 }
 
-fn generate_source_with(
+/// The text of the stage template a stage in `form` is assembled with: in value form the
+/// part before the gradient marker, whose functions call `sample_family_grad`, which only
+/// stages in gradient form define.
+fn stage_template(form: FieldForm) -> &'static str {
+    let source = shader_file("stage.wgsl").expect("stage.wgsl is embedded");
+    match form {
+        FieldForm::Gradient => source,
+        FieldForm::Value => {
+            let end = source
+                .find(GRADIENT_MARKER)
+                .expect("stage.wgsl has a gradient section");
+            &source[..end]
+        }
+    }
+}
+
+/// The line of `shaders/stage.wgsl` where its gradient form begins.
+const GRADIENT_MARKER: &str = "// ---- gradient form";
+
+/// The full WGSL source of one pass of a generate stage in `form` (with `constants`, the
+/// specialized kernel: see [`specialized_generate_source`]). In gradient form every octave
+/// accumulates `vec4(value, d/dx, d/dy, d/dz)` with respect to the view coordinates, and the
+/// stage writes an Rgba32Float texture; `None` when a family the stage samples (its own or an
+/// inline displacement chain's) has no gradient form in its dims.
+pub fn generate_source_in(
+    form: FieldForm,
     stage: &GenerateStage,
     layout: GenerateLayout,
     pass: OctavePass,
     constants: Option<OctaveConstants>,
-) -> String {
-    let (_, sampled, coords) = texture_types(layout.volume);
+) -> Option<String> {
+    let (_, sampled, coords) = texture_types(layout.volume, form);
+    let (_, sample) = form_types(form);
+    let gradient = form == FieldForm::Gradient;
     // The family files of the stage and of its inline chains.
     let mut s = library_and_families(
         std::iter::once(stage).chain(stage.displace_inline().map(|(_, _, c)| c)),
     );
     s.push_str("// ---- generated prelude\n");
-    s.push_str(&common_prelude(layout.volume, "StageParams"));
+    s.push_str(&common_prelude(layout.volume, "StageParams", form));
     s.push_str(&format!(
         "const PASS_FINALIZE: bool = {};\nconst FRACTAL_KIND: u32 = {}u;\nconst EARLY_EXIT: bool = {};\n",
         pass.finalize,
         stage.fractal_code(),
         constants.is_none()
     ));
+    let (displaced, term) = if gradient {
+        ("Displaced", "octave_term_grad")
+    } else {
+        ("vec4<f32>", "octave_term")
+    };
     s.push_str(&unrolled_octave_sum(
-        "octave_sum(pix: vec4<f32>, d: vec4<f32>, partial: f32)",
+        &format!("octave_sum(pix: vec4<f32>, d: {displaced}, partial: {sample})"),
+        sample,
         "partial",
         pass.first..pass.first + pass.count,
         |k| {
@@ -347,16 +438,19 @@ fn generate_source_with(
                 constants.map(|c| c.stage),
                 k,
             );
-            format!("octave_term({octave}, pix, d)")
+            format!("{term}({octave}, pix, d)")
         },
     ));
+    let partial_texel = if gradient { "" } else { ".x" };
     if layout.partial {
         s.push_str(&format!(
             "@group(0) @binding({BINDING_PARTIAL}) var partial_tex: {sampled};\n\
-             fn load_partial(p: vec3<u32>) -> f32 {{ return textureLoad(partial_tex, {coords}, 0).x; }}\n"
+             fn load_partial(p: vec3<u32>) -> {sample} {{ return textureLoad(partial_tex, {coords}, 0){partial_texel}; }}\n"
         ));
     } else {
-        s.push_str("fn load_partial(p: vec3<u32>) -> f32 { return 0.0; }\n");
+        s.push_str(&format!(
+            "fn load_partial(p: vec3<u32>) -> {sample} {{ return {sample}(0.0); }}\n"
+        ));
     }
     let mut parts = Vec::new();
     let mut inline_index = 0;
@@ -372,45 +466,117 @@ fn generate_source_with(
                     "@group(0) @binding({}) var displace{axis}: {sampled};\n",
                     BINDING_DISPLACE + axis as u32
                 ));
-                parts.push(format!("textureLoad(displace{axis}, {coords}, 0).x"));
+                parts.push(format!(
+                    "textureLoad(displace{axis}, {coords}, 0){partial_texel}"
+                ));
             }
             Displacement::Inline { chain, .. } => {
                 let chain_constants = constants.map(|c| &c.inline[inline_index]);
                 inline_index += 1;
-                s.push_str(&inline_chain(axis, chain, chain_constants));
+                s.push_str(&inline_chain(axis, chain, chain_constants, form)?);
                 parts.push(format!("inline_field{axis}(p)"));
             }
         }
     }
-    while parts.len() < 4 {
-        parts.push("0.0".into());
-    }
-    s.push_str(&format!(
-        "fn load_displace(p: vec3<u32>) -> vec4<f32> {{ return vec4<f32>({}); }}\n",
-        parts.join(", ")
-    ));
+    s.push_str(&load_displace(parts, form));
     // Without a warp the displacement term is left out: 0 * warp does not fold away in IEEE
     // arithmetic, so it would cost a multiply and an add per axis and octave.
-    s.push_str(if stage.displace.is_empty() {
-        "fn octave_local(local: vec4<f32>, pix: vec4<f32>, step: vec4<f32>, d: vec4<f32>, warp: vec4<f32>) -> vec4<f32> { return local + pix * step; }\n"
-    } else {
+    let warped = !stage.displace.is_empty();
+    s.push_str(if warped {
         "fn octave_local(local: vec4<f32>, pix: vec4<f32>, step: vec4<f32>, d: vec4<f32>, warp: vec4<f32>) -> vec4<f32> { return local + pix * step + d * warp; }\n"
+    } else {
+        "fn octave_local(local: vec4<f32>, pix: vec4<f32>, step: vec4<f32>, d: vec4<f32>, warp: vec4<f32>) -> vec4<f32> { return local + pix * step; }\n"
     });
+    if gradient {
+        // d local / d p: the octave's frequency on the view axes, plus the warp's Jacobian
+        // (see the gradient section of stage.wgsl).
+        s.push_str(if warped {
+            "fn octave_gradient(nd: vec4<f32>, o: Octave, w: Displaced) -> vec3<f32> {\n\
+             \x20   let s = nd * o.warp;\n\
+             \x20   return nd.xyz * o.freq.xyz + vec3<f32>(dot(s, w.dx), dot(s, w.dy), dot(s, w.dz));\n\
+             }\n"
+        } else {
+            "fn octave_gradient(nd: vec4<f32>, o: Octave, w: Displaced) -> vec3<f32> { return nd.xyz * o.freq.xyz; }\n"
+        });
+    }
     if layout.aux {
         s.push_str(&format!(
             "@group(0) @binding({BINDING_AUX}) var<storage, read> aux: array<f32>;\n"
         ));
     }
-    s.push_str(&sampler_function("sample_family", stage, "params"));
+    // The template's value-form octave_term calls sample_family in either form (unused, and
+    // compiled out, in gradient form).
+    s.push_str(&sampler_function(
+        "sample_family",
+        stage,
+        "params",
+        FieldForm::Value,
+    )?);
+    if gradient {
+        s.push_str(&sampler_function(
+            "sample_family_grad",
+            stage,
+            "params",
+            form,
+        )?);
+    }
     s.push_str("// ---- stage.wgsl\n");
-    s.push_str(shader_file("stage.wgsl").expect("stage.wgsl is embedded"));
-    s
+    s.push_str(stage_template(form));
+    Some(s)
+}
+
+/// `load_displace` from the displacement expression of each warped axis (`parts`, in axis
+/// order): in value form the displacement vector, in gradient form a `Displaced` gathering
+/// the four axes' values and their derivatives along x, y and z.
+fn load_displace(mut parts: Vec<String>, form: FieldForm) -> String {
+    match form {
+        FieldForm::Value => {
+            while parts.len() < 4 {
+                parts.push("0.0".into());
+            }
+            format!(
+                "fn load_displace(p: vec3<u32>) -> vec4<f32> {{ return vec4<f32>({}); }}\n",
+                parts.join(", ")
+            )
+        }
+        FieldForm::Gradient if parts.is_empty() => "fn load_displace(p: vec3<u32>) -> Displaced { return Displaced(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0)); }\n".into(),
+        FieldForm::Gradient => {
+            let mut s = "fn load_displace(p: vec3<u32>) -> Displaced {\n".to_string();
+            for a in 0..4 {
+                let value = parts
+                    .get(a)
+                    .map_or("vec4<f32>(0.0)", String::as_str)
+                    .to_string();
+                s.push_str(&format!("    let a{a} = {value};\n"));
+            }
+            let channel = |c: &str| format!("vec4<f32>(a0.{c}, a1.{c}, a2.{c}, a3.{c})");
+            s.push_str(&format!(
+                "    return Displaced({}, {}, {}, {});\n}}\n",
+                channel("x"),
+                channel("y"),
+                channel("z"),
+                channel("w")
+            ));
+            s
+        }
+    }
 }
 
 /// The full WGSL source of a point-wise stage with `inputs` fields.
 pub fn combine_source(volume: bool, inputs: u32) -> String {
-    let (_, sampled, coords) = texture_types(volume);
-    let mut s = common_prelude(volume, "CombineParams");
+    combine_source_in(FieldForm::Value, volume, inputs)
+}
+
+/// The full WGSL source of a point-wise stage with `inputs` fields in `form` (in gradient
+/// form its inputs and output hold `vec4(value, d/dx, d/dy, d/dz)`, see `combine_grad_op`).
+pub fn combine_source_in(form: FieldForm, volume: bool, inputs: u32) -> String {
+    let (_, sampled, coords) = texture_types(volume, form);
+    let (_, sample) = form_types(form);
+    let (texel, op) = match form {
+        FieldForm::Value => (".x", "combine_op"),
+        FieldForm::Gradient => ("", "combine_grad_op"),
+    };
+    let mut s = common_prelude(volume, "CombineParams", form);
     let mut cases = String::new();
     for i in 0..inputs {
         s.push_str(&format!(
@@ -418,11 +584,12 @@ pub fn combine_source(volume: bool, inputs: u32) -> String {
             BINDING_INPUTS + i
         ));
         cases.push_str(&format!(
-            "        case {i}u: {{ return textureLoad(input{i}, {coords}, 0).x; }}\n"
+            "        case {i}u: {{ return textureLoad(input{i}, {coords}, 0){texel}; }}\n"
         ));
     }
     s.push_str(&format!(
-        "fn load_input(i: u32, p: vec3<u32>) -> f32 {{\n    switch i {{\n{cases}        default: {{ return 0.0; }}\n    }}\n}}\n"
+        "fn load_input(i: u32, p: vec3<u32>) -> {sample} {{\n    switch i {{\n{cases}        default: {{ return {sample}(0.0); }}\n    }}\n}}\n\
+         fn combine_field(op: u32, a: {sample}, b: {sample}, c: {sample}, k: vec4<f32>) -> {sample} {{ return {op}(op, a, b, c, k); }}\n"
     ));
     s.push_str(shader_file("combine.wgsl").expect("combine.wgsl is embedded"));
     s
@@ -458,8 +625,9 @@ pub fn normal_map_source(storage_format: &str) -> String {
     s
 }
 
-/// The binding of the normal-map uniform (`NormalMapParams`) in the analytic normal pass.
-pub const BINDING_NORMAL_PARAMS: u32 = 2;
+/// The binding of the gradient field (Rgba32Float: value, d/dx, d/dy, d/dz) read by the
+/// analytic normal pass.
+pub const BINDING_GRADIENT: u32 = 2;
 
 /// The declarations of a template file (structs, constants, helpers): its text before the
 /// entry point, so another template can share them instead of repeating them.
@@ -471,38 +639,23 @@ pub(crate) fn declarations(file: &str) -> &'static str {
     &source[..end]
 }
 
-/// The full WGSL source of the analytic normal pass of a generator chain (no warp) writing a
-/// `storage_format` texture, or `None` when the chain's family has no gradient variant in
-/// its dims. It shares the stage template's declarations (`StageParams`, `fractal_remap`) and
-/// the normal-map template's (`NormalMapParams`, `encode_normal`).
-pub fn analytic_normal_source(stage: &GenerateStage, storage_format: &str) -> Option<String> {
-    let call = stage
-        .family
-        .wgsl_grad_call(stage.dims(), &stage.source.params)?;
-    let mut s = library_and_families(std::iter::once(stage));
-    s.push_str("// ---- generated prelude\n");
-    s.push_str(&format!(
+/// The full WGSL source of the analytic normal pass writing a `storage_format` texture: it
+/// reads a gradient field (the graph's target in gradient form) and encodes each pixel's
+/// normal. It shares the normal-map template's declarations (`NormalMapParams`,
+/// `encode_normal`).
+pub fn analytic_normal_source(storage_format: &str) -> String {
+    let mut s = format!(
         "const WORKGROUP_X: u32 = {}u;\nconst WORKGROUP_Y: u32 = {}u;\n\
-         @group(0) @binding({BINDING_PARAMS}) var<uniform> params: StageParams;\n\
+         @group(0) @binding({BINDING_PARAMS}) var<uniform> params: NormalMapParams;\n\
          @group(0) @binding({BINDING_OUT}) var out_tex: texture_storage_2d<{storage_format}, write>;\n\
-         @group(0) @binding({BINDING_NORMAL_PARAMS}) var<uniform> normal_params: NormalMapParams;\n\
-         const ANALYTIC_OCTAVES: u32 = {}u;\n",
-        WORKGROUP[0], WORKGROUP[1], stage.octave_count()
-    ));
-    s.push_str(&sampler_function_of(
-        "sample_family_grad",
-        stage,
-        "params.family",
-        &call,
-        "NoiseGrad",
-    ));
-    s.push_str("// ---- stage.wgsl (declarations)\n");
-    s.push_str(declarations("stage.wgsl"));
+         @group(0) @binding({BINDING_GRADIENT}) var gradient_tex: texture_2d<f32>;\n",
+        WORKGROUP[0], WORKGROUP[1]
+    );
     s.push_str("// ---- normal_map.wgsl (declarations)\n");
     s.push_str(declarations("normal_map.wgsl"));
     s.push_str("// ---- analytic_normal.wgsl\n");
     s.push_str(shader_file("analytic_normal.wgsl").expect("analytic_normal.wgsl is embedded"));
-    Some(s)
+    s
 }
 
 /// The probe's sample points (a storage buffer of `ProbePoint`).

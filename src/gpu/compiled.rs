@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use super::pipeline::form_format;
+use super::readback::read_texels;
 use super::requirements::DeviceRequirements;
 use super::stages::texture_view;
 use super::stages::{
@@ -12,9 +14,10 @@ use super::stages::{
 use super::target::{on_device, TargetSpec, TargetView};
 use super::{GpuContext, RunOptions, Specialize};
 use crate::error::{Error, Result};
-use crate::field::Field;
+use crate::field::{Field, FieldForm, GradientField};
 use crate::graph::{
-    Displacement, GenerateStage, NodeKind, NoiseGraph, Plan, Stage, StageKind, View,
+    gradient_refusal, Displacement, GenerateStage, NodeKind, NoiseGraph, Plan, Stage, StageKind,
+    View,
 };
 
 /// A per-node number that a frame may change without recompiling (see
@@ -214,6 +217,8 @@ pub struct CompiledGraph {
     target_bindings: Vec<(wgpu::Texture, u32, u32, Vec<wgpu::BindGroup>)>,
     uniforms_dirty: bool,
     aux_dirty: bool,
+    /// What every stage writes: values (R32Float) or values with gradients (Rgba32Float).
+    form: FieldForm,
 }
 
 // Renderers move and share these across threads.
@@ -254,7 +259,60 @@ impl CompiledGraph {
         view: View,
         options: &RunOptions,
     ) -> Result<Self> {
+        Self::compile(ctx, graph, node, view, options, FieldForm::Value)
+    }
+
+    /// [`CompiledGraph::new`] in gradient form: every stage computes its value with its exact
+    /// gradient, and [`record`](Self::record) writes `(value, d/dx, d/dy, d/dz)` into an
+    /// Rgba32Float target (see [`create_target`](Self::create_target)), the derivatives with
+    /// respect to the view coordinates. A node that cannot be differentiated (a family
+    /// without a gradient form, or a node reading one) is refused by name.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use noisegraph::{CompiledGraph, GpuContext, NoiseGraph, View};
+    /// # fn frame(ctx: Arc<GpuContext>, graph: NoiseGraph) -> noisegraph::Result<()> {
+    /// let mut noise = CompiledGraph::new_gradient(&ctx, &graph, None, View::image(512, 512))?;
+    /// let slopes = noise.create_target(); // Rgba32Float: value, d/dx, d/dy, d/dz
+    /// let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    /// noise.record(&mut encoder, &slopes)?;
+    /// ctx.queue().submit(Some(encoder.finish()));
+    /// # Ok(()) }
+    /// ```
+    pub fn new_gradient(
+        ctx: &Arc<GpuContext>,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: View,
+    ) -> Result<Self> {
+        Self::gradient_with_options(ctx, graph, node, view, &RunOptions::default())
+    }
+
+    /// [`CompiledGraph::new_gradient`] with run options (as [`CompiledGraph::with_options`]).
+    pub fn gradient_with_options(
+        ctx: &Arc<GpuContext>,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: View,
+        options: &RunOptions,
+    ) -> Result<Self> {
+        Self::compile(ctx, graph, node, view, options, FieldForm::Gradient)
+    }
+
+    fn compile(
+        ctx: &Arc<GpuContext>,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        view: View,
+        options: &RunOptions,
+        form: FieldForm,
+    ) -> Result<Self> {
         let plan = Plan::new(graph, node)?;
+        if form == FieldForm::Gradient {
+            if let Some(why) = gradient_refusal(&plan, graph) {
+                return Err(Error::InvalidRequest(why));
+            }
+        }
         if plan.target + 1 != plan.stages.len() {
             return Err(Error::InvalidRequest(format!(
                 "internal: the target stage '{}' is not the last of the plan",
@@ -262,7 +320,8 @@ impl CompiledGraph {
             )));
         }
         // Per-frame changes travel in uniforms, so the kernels must not compile them in.
-        let prepared = ctx.prepare_plan(&plan, &view, options.octave_budget, Specialize::Never)?;
+        let prepared =
+            ctx.prepare_plan(&plan, &view, options.octave_budget, Specialize::Never, form)?;
         let chains = plan
             .stages
             .iter()
@@ -286,6 +345,7 @@ impl CompiledGraph {
             target_bindings: Vec::new(),
             uniforms_dirty: false,
             aux_dirty: false,
+            form,
         };
         let uniforms = compiled.all_uniforms();
         for (i, stage) in compiled.plan.stages.iter().enumerate() {
@@ -298,7 +358,7 @@ impl CompiledGraph {
                 &view,
             );
             if i != compiled.plan.target {
-                let out = ctx.create_field_texture(&view, &stage.node);
+                let out = ctx.create_field_texture(&view, &stage.node, form);
                 let groups = ctx.bind_stage(
                     stage,
                     prepared,
@@ -334,6 +394,14 @@ impl CompiledGraph {
         crate::engine::run_cpu(&self.plan, &self.view, &RunOptions::default())
     }
 
+    /// [`cpu_reference`](Self::cpu_reference) in gradient form: the current frame's values
+    /// and gradients through [`crate::engine::run_cpu_gradient`], which a graph compiled
+    /// with [`new_gradient`](Self::new_gradient) agrees with (within 1e-4 of the value and of
+    /// the field's largest gradient, tests/gradient.rs).
+    pub fn cpu_gradient_reference(&self) -> Result<GradientField> {
+        crate::engine::run_cpu_gradient(&self.plan, &self.view, &RunOptions::default())
+    }
+
     /// What the graph needs from a device to run on `view` (limits; no optional feature),
     /// computed without a device: a renderer creating its own device asks for them there
     /// (see [`DeviceRequirements`]). [`CompiledGraph::new`] checks the same needs against its
@@ -359,6 +427,17 @@ impl CompiledGraph {
         &self.ctx
     }
 
+    /// What the graph writes: values, or values with gradients ([`CompiledGraph::new_gradient`]).
+    pub fn form(&self) -> FieldForm {
+        self.form
+    }
+
+    /// The format of the target [`record`](Self::record) writes: R32Float, or Rgba32Float in
+    /// gradient form.
+    pub fn target_format(&self) -> wgpu::TextureFormat {
+        form_format(self.form)
+    }
+
     /// Format, dimension, size and usage of the texture [`record`](Self::record) writes.
     pub fn target_descriptor(&self) -> wgpu::TextureDescriptor<'static> {
         wgpu::TextureDescriptor {
@@ -371,14 +450,14 @@ impl CompiledGraph {
             mip_level_count: 1,
             sample_count: 1,
             dimension: self.target_dimension(),
-            format: wgpu::TextureFormat::R32Float,
+            format: self.target_format(),
             usage: Self::TARGET_USAGE,
             view_formats: &[],
         }
     }
 
-    /// Creates a texture [`record`](Self::record) can write: R32Float, the view's size,
-    /// [`TARGET_USAGE`](Self::TARGET_USAGE).
+    /// Creates a texture [`record`](Self::record) can write: R32Float (Rgba32Float in
+    /// gradient form), the view's size, [`TARGET_USAGE`](Self::TARGET_USAGE).
     pub fn create_target(&self) -> wgpu::Texture {
         self.ctx.device().create_texture(&self.target_descriptor())
     }
@@ -626,12 +705,16 @@ impl CompiledGraph {
         }
     }
 
-    /// What a target must be: R32Float, 2D (3D for a volume view), the view's size at the
-    /// chosen mip level, [`required_target_usage`](Self::required_target_usage).
+    /// What a target must be: R32Float (Rgba32Float in gradient form), 2D (3D for a volume
+    /// view), the view's size at the chosen mip level,
+    /// [`required_target_usage`](Self::required_target_usage).
     fn target_spec(&self) -> TargetSpec<'static> {
         TargetSpec {
             role: "target",
-            formats: &[wgpu::TextureFormat::R32Float],
+            formats: match self.form {
+                FieldForm::Value => &[wgpu::TextureFormat::R32Float],
+                FieldForm::Gradient => &[wgpu::TextureFormat::Rgba32Float],
+            },
             dimension: self.target_dimension(),
             size: Some(self.view.size),
             usage: self.required_target_usage(),
@@ -729,5 +812,25 @@ impl CompiledGraph {
         }
         .check(&target)?;
         self.ctx.read_field(target)
+    }
+
+    /// Reads a gradient target back (submits a copy and waits): `(value, d/dx, d/dy, d/dz)`
+    /// per pixel. The target is checked as for [`record`](Self::record) of a graph in
+    /// gradient form (Rgba32Float), with `COPY_SRC` instead of the recording usages.
+    pub fn read_gradient_target<'t>(
+        &self,
+        target: impl Into<TargetView<'t>>,
+    ) -> Result<GradientField> {
+        let target = target.into();
+        TargetSpec {
+            usage: wgpu::TextureUsages::COPY_SRC,
+            role: "readback",
+            formats: &[wgpu::TextureFormat::Rgba32Float],
+            ..self.target_spec()
+        }
+        .check(&target)?;
+        let [w, h, d] = self.view.size;
+        let data = read_texels::<[f32; 4]>(&self.ctx, &target, self.view.size)?;
+        Ok(GradientField::new(w, h, d, data))
     }
 }

@@ -1,13 +1,14 @@
 //! Dispatching a plan: one texture per stage, one or more compute passes per stage (octaves
 //! split across passes accumulate through a second texture), then readback.
 
-use super::readback::read_texture;
+use super::pipeline::form_format;
+use super::readback::{read_texels, read_texture};
 use super::requirements::DeviceRequirements;
 use super::stages::{dispatch_size, inline_uniforms, pass_uniforms, record_stage, texture_view};
 use super::target::TargetView;
 use super::GpuContext;
 use crate::error::{Error, Result};
-use crate::field::Field;
+use crate::field::{Field, FieldForm, GradientField};
 use crate::graph::{Plan, View};
 
 /// How a plan is run.
@@ -66,7 +67,8 @@ impl Default for RunOptions {
 
 /// The textures a recorded plan writes, one per stage, in plan order.
 pub struct GpuStageOutput {
-    /// R32Float textures of the view's size, indexed like `Plan::stages`.
+    /// Textures of the view's size, indexed like `Plan::stages`: R32Float in value form,
+    /// Rgba32Float (value, d/dx, d/dy, d/dz) in gradient form.
     pub textures: Vec<wgpu::Texture>,
 }
 
@@ -77,7 +79,11 @@ fn texture_usage() -> wgpu::TextureUsages {
         | wgpu::TextureUsages::COPY_DST
 }
 
-fn field_texture_descriptor<'a>(view: &View, label: &'a str) -> wgpu::TextureDescriptor<'a> {
+fn field_texture_descriptor<'a>(
+    view: &View,
+    label: &'a str,
+    form: FieldForm,
+) -> wgpu::TextureDescriptor<'a> {
     wgpu::TextureDescriptor {
         label: Some(label),
         size: wgpu::Extent3d {
@@ -92,7 +98,7 @@ fn field_texture_descriptor<'a>(view: &View, label: &'a str) -> wgpu::TextureDes
         } else {
             wgpu::TextureDimension::D2
         },
-        format: wgpu::TextureFormat::R32Float,
+        format: form_format(form),
         usage: texture_usage(),
         view_formats: &[],
     }
@@ -156,30 +162,45 @@ impl GpuContext {
         self.check_requirements(&DeviceRequirements::for_view(view))
     }
 
-    pub(crate) fn create_field_texture(&self, view: &View, label: &str) -> wgpu::Texture {
+    pub(crate) fn create_field_texture(
+        &self,
+        view: &View,
+        label: &str,
+        form: FieldForm,
+    ) -> wgpu::Texture {
         self.device()
-            .create_texture(&field_texture_descriptor(view, label))
+            .create_texture(&field_texture_descriptor(view, label, form))
     }
 
     /// A field texture from the pool (a finished run's), else a new one.
-    pub(crate) fn take_field_texture(&self, view: &View, label: &str) -> wgpu::Texture {
-        let desc = field_texture_descriptor(view, label);
+    pub(crate) fn take_field_texture(
+        &self,
+        view: &View,
+        label: &str,
+        form: FieldForm,
+    ) -> wgpu::Texture {
+        let desc = field_texture_descriptor(view, label, form);
         self.pool()
             .take_texture(&desc)
             .unwrap_or_else(|| self.device().create_texture(&desc))
     }
 
-    fn poison(&self, texture: &wgpu::Texture, view: &View) {
+    fn poison(&self, texture: &wgpu::Texture, view: &View, form: FieldForm) {
         let [w, h, d] = view.size;
-        let bytes: Vec<u8> = std::iter::repeat_n(f32::NAN.to_le_bytes(), (w * h * d) as usize)
-            .flatten()
-            .collect();
+        let channels = match form {
+            FieldForm::Value => 1,
+            FieldForm::Gradient => 4,
+        };
+        let bytes: Vec<u8> =
+            std::iter::repeat_n(f32::NAN.to_le_bytes(), (w * h * d * channels) as usize)
+                .flatten()
+                .collect();
         self.queue().write_texture(
             texture.as_image_copy(),
             &bytes,
             wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(w * 4),
+                bytes_per_row: Some(w * 4 * channels),
                 rows_per_image: Some(h),
             },
             texture.size(),
@@ -195,13 +216,27 @@ impl GpuContext {
         view: &View,
         options: &RunOptions,
     ) -> Result<GpuStageOutput> {
-        let prepared = self.prepare_plan(plan, view, options.octave_budget, options.specialize)?;
+        self.encode_plan_in(encoder, plan, view, options, FieldForm::Value)
+    }
+
+    /// [`GpuContext::encode_plan`] in `form`: in gradient form every stage writes an
+    /// Rgba32Float texture of (value, d/dx, d/dy, d/dz).
+    pub fn encode_plan_in(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+        form: FieldForm,
+    ) -> Result<GpuStageOutput> {
+        let prepared =
+            self.prepare_plan(plan, view, options.octave_budget, options.specialize, form)?;
         let groups = dispatch_size(view);
         let mut textures: Vec<wgpu::Texture> = Vec::new();
         for (stage, prepared) in plan.stages.iter().zip(&prepared) {
-            let out = self.take_field_texture(view, &stage.node);
+            let out = self.take_field_texture(view, &stage.node, form);
             if options.poison {
-                self.poison(&out, view);
+                self.poison(&out, view, form);
             }
             let uniforms = pass_uniforms(stage, plan.seed, view, &prepared.passes);
             let inline = inline_uniforms(stage, plan.seed, view);
@@ -214,6 +249,27 @@ impl GpuContext {
         Ok(GpuStageOutput { textures })
     }
 
+    /// Records and submits a plan in `form`; out-of-memory, validation and internal errors
+    /// come back as errors (see [`RunScopes`]).
+    fn submit_plan(
+        &self,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+        form: FieldForm,
+    ) -> Result<GpuStageOutput> {
+        let mut encoder = self
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("noisegraph plan"),
+            });
+        let scopes = RunScopes::push(self.device());
+        let output = self.encode_plan_in(&mut encoder, plan, view, options, form)?;
+        self.queue().submit(Some(encoder.finish()));
+        scopes.pop(plan, view)?;
+        Ok(output)
+    }
+
     /// Runs a plan and reads back the stages named by `which` (plan indices).
     pub fn run_stages(
         &self,
@@ -222,15 +278,7 @@ impl GpuContext {
         options: &RunOptions,
         which: &[usize],
     ) -> Result<Vec<Field>> {
-        let mut encoder = self
-            .device()
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("noisegraph plan"),
-            });
-        let scopes = RunScopes::push(self.device());
-        let output = self.encode_plan(&mut encoder, plan, view, options)?;
-        self.queue().submit(Some(encoder.finish()));
-        scopes.pop(plan, view)?;
+        let output = self.submit_plan(plan, view, options, FieldForm::Value)?;
         let fields = which
             .iter()
             .map(|&i| {
@@ -241,6 +289,48 @@ impl GpuContext {
         // The readbacks waited for the device, so the next run may reuse the textures.
         self.pool().give_textures(output.textures);
         Ok(fields)
+    }
+
+    /// Runs a plan in gradient form and reads back the gradient fields of the stages named
+    /// by `which` (plan indices): `[value, d/dx, d/dy, d/dz]` per pixel with respect to the
+    /// view coordinates.
+    pub fn run_gradient_stages(
+        &self,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+        which: &[usize],
+    ) -> Result<Vec<GradientField>> {
+        let output = self.submit_plan(plan, view, options, FieldForm::Gradient)?;
+        let fields = which
+            .iter()
+            .map(|&i| {
+                let data = read_texels::<[f32; 4]>(
+                    self,
+                    &TargetView::new(&output.textures[i]),
+                    view.size,
+                )?;
+                Ok(GradientField::new(
+                    view.size[0],
+                    view.size[1],
+                    view.size[2],
+                    data,
+                ))
+            })
+            .collect::<Result<Vec<GradientField>>>()?;
+        self.pool().give_textures(output.textures);
+        Ok(fields)
+    }
+
+    /// Runs a plan in gradient form and reads back its target's gradient field.
+    pub fn run_gradient(
+        &self,
+        plan: &Plan,
+        view: &View,
+        options: &RunOptions,
+    ) -> Result<GradientField> {
+        let mut fields = self.run_gradient_stages(plan, view, options, &[plan.target])?;
+        Ok(fields.remove(0))
     }
 
     /// Runs a plan and reads back its target node.

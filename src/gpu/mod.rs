@@ -3,10 +3,13 @@
 
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+pub mod adapter_cache;
 mod analytic_normal;
 #[doc(hidden)]
 pub mod assemble;
 mod compiled;
+mod disk_cache;
 mod execute;
 mod normal_map;
 mod pipeline;
@@ -20,10 +23,11 @@ mod target;
 
 use std::sync::Arc;
 
-#[doc(hidden)]
-pub use analytic_normal::analytic_chain;
-pub use analytic_normal::{analytic_normal_map, analytic_normal_map_cpu, AnalyticNormalPass};
+pub use analytic_normal::{
+    analytic_normal_map, analytic_normal_map_cpu, analytic_plan, AnalyticNormalPass,
+};
 pub use compiled::{CompiledGraph, NodeParam};
+pub use disk_cache::{PipelineCacheSave, PipelineCacheState};
 pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_MIN_WORK};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
 pub use pipeline::{PipelineCache, MAX_SPECIALIZED};
@@ -48,22 +52,50 @@ pub struct GpuContext {
     info: wgpu::AdapterInfo,
     pipelines: Arc<PipelineCache>,
     pool: pool::ResourcePool,
+    disk_cache: Option<disk_cache::DiskCache>,
+    disk_cache_state: PipelineCacheState,
 }
 
 impl GpuContext {
     /// Opens a headless device of its own: a real GPU when there is one, else a CPU adapter
-    /// such as Mesa's lavapipe. `Error::NoAdapter` when wgpu finds none.
+    /// such as Mesa's lavapipe. `Error::NoAdapter` when wgpu finds none. Pipelines compile
+    /// through the persistent pipeline cache in the cache folder where the backend has one
+    /// (see [`GpuContext::with_cache_dir`]).
     pub fn new() -> Result<Self> {
         pollster::block_on(Self::new_async())
     }
 
     /// [`GpuContext::new`] without blocking.
     pub async fn new_async() -> Result<Self> {
+        Self::with_cache_dir_async(crate::cache::cache_dir()).await
+    }
+
+    /// [`GpuContext::new`] with the persistent pipeline cache kept in `dir` (`None`: no
+    /// persistent cache). The cache is read here; [`GpuContext::save_pipeline_cache`] writes
+    /// it back. `new` uses `$NOISEGRAPH_CACHE_DIR`, else `$XDG_CACHE_HOME/noisegraph`, else
+    /// `~/.cache/noisegraph`.
+    pub fn with_cache_dir(dir: Option<std::path::PathBuf>) -> Result<Self> {
+        pollster::block_on(Self::with_cache_dir_async(dir))
+    }
+
+    async fn with_cache_dir_async(dir: Option<std::path::PathBuf>) -> Result<Self> {
         let adapter = default_adapter().await?;
+        let info = adapter.get_info();
+        let cache_path = match &dir {
+            Some(dir) if adapter.features().contains(wgpu::Features::PIPELINE_CACHE) => {
+                disk_cache::cache_path(dir, &info)
+            }
+            _ => None,
+        };
+        let required_features = if cache_path.is_some() {
+            wgpu::Features::PIPELINE_CACHE
+        } else {
+            wgpu::Features::empty()
+        };
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("noisegraph"),
-                required_features: wgpu::Features::empty(),
+                required_features,
                 required_limits: adapter.limits(),
                 experimental_features: wgpu::ExperimentalFeatures::disabled(),
                 memory_hints: wgpu::MemoryHints::Performance,
@@ -76,7 +108,35 @@ impl GpuContext {
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
             eprintln!("noisegraph: GPU error: {e}");
         }));
-        Ok(Self::from_device(device, queue))
+        let mut ctx = Self::from_device(device, queue);
+        match cache_path {
+            Some(path) => {
+                let (cache, state) = disk_cache::open(&ctx.device, path);
+                ctx.pipelines =
+                    Arc::new(PipelineCache::with_disk_cache(Some(cache.handle.clone())));
+                ctx.disk_cache = Some(cache);
+                ctx.disk_cache_state = state;
+            }
+            None if dir.is_some() => ctx.disk_cache_state = PipelineCacheState::Unsupported,
+            None => {}
+        }
+        Ok(ctx)
+    }
+
+    /// The persistent pipeline cache this context started with.
+    pub fn pipeline_cache_state(&self) -> &PipelineCacheState {
+        &self.disk_cache_state
+    }
+
+    /// Writes the persistent pipeline cache back to its file when pipelines were compiled
+    /// into it since it was loaded (atomically: a temporary file renamed into place).
+    pub fn save_pipeline_cache(&self) -> Result<PipelineCacheSave> {
+        let Some(cache) = &self.disk_cache else {
+            return Ok(PipelineCacheSave::None);
+        };
+        cache
+            .save()
+            .map_err(|e| Error::Gpu(format!("saving the pipeline cache: {e}")))
     }
 
     /// Wraps a caller's device and queue (a renderer's own; wgpu handles are cheap clones, so
@@ -91,6 +151,8 @@ impl GpuContext {
             info,
             pipelines: Arc::new(PipelineCache::default()),
             pool: pool::ResourcePool::default(),
+            disk_cache: None,
+            disk_cache_state: PipelineCacheState::Off,
         }
     }
 

@@ -4,15 +4,17 @@
 //! exception, compiled on request and bounded in number.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::hash::Hash;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::assemble::{
-    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_HEIGHT, BINDING_INLINE, BINDING_INPUTS,
-    BINDING_NORMAL_PARAMS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL, BINDING_PROBE_OUT,
-    BINDING_PROBE_POINTS,
+    GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_GRADIENT, BINDING_HEIGHT,
+    BINDING_INLINE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL,
+    BINDING_PROBE_OUT, BINDING_PROBE_POINTS,
 };
 use crate::error::{Error, Result};
+use crate::field::FieldForm;
 
 /// A compiled pipeline and the layout of its bind group.
 pub struct CachedPipeline {
@@ -23,17 +25,18 @@ pub struct CachedPipeline {
 /// The binding shape of a stage, generate or point-wise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LayoutKey {
-    Generate(GenerateLayout),
+    Generate(GenerateLayout, FieldForm),
     Combine {
         volume: bool,
         inputs: u32,
+        form: FieldForm,
     },
     /// The normal-map pass: a 2D height field in, an RGBA storage texture of `format` out.
     NormalMap {
         format: wgpu::TextureFormat,
     },
-    /// The analytic normal pass: the chain's uniform, an RGBA storage texture of `format`
-    /// out, the normal-map uniform.
+    /// The analytic normal pass: a 2D gradient field (Rgba32Float) in, an RGBA storage
+    /// texture of `format` out.
     AnalyticNormal {
         format: wgpu::TextureFormat,
     },
@@ -70,12 +73,23 @@ fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-/// Compiled pipelines keyed by assembled source, with a count of compilations.
+/// The storage format a stage in `form` writes.
+pub fn form_format(form: FieldForm) -> wgpu::TextureFormat {
+    match form {
+        FieldForm::Value => wgpu::TextureFormat::R32Float,
+        FieldForm::Gradient => wgpu::TextureFormat::Rgba32Float,
+    }
+}
+
+/// Compiled pipelines keyed by assembled source, with a count of compilations and the time
+/// they took; compiled through the driver's persistent cache when the context has one.
 #[derive(Default)]
 pub struct PipelineCache {
     pipelines: Mutex<HashMap<String, Arc<CachedPipeline>>>,
     creations: AtomicUsize,
+    compile_nanos: AtomicU64,
     specialized: Mutex<SpecializedEntries>,
+    disk: Option<wgpu::PipelineCache>,
 }
 
 /// Specialized kernels serve one set of numbers each, so they are bounded: the oldest is
@@ -121,8 +135,8 @@ fn probe_entries(aux: bool) -> Vec<wgpu::BindGroupLayoutEntry> {
 fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
     let (volume, out_format) = match key {
         LayoutKey::Probe { aux } => return probe_entries(aux),
-        LayoutKey::Generate(g) => (g.volume, wgpu::TextureFormat::R32Float),
-        LayoutKey::Combine { volume, .. } => (volume, wgpu::TextureFormat::R32Float),
+        LayoutKey::Generate(g, form) => (g.volume, form_format(form)),
+        LayoutKey::Combine { volume, form, .. } => (volume, form_format(form)),
         LayoutKey::NormalMap { format } | LayoutKey::AnalyticNormal { format } => (false, format),
     };
     let mut entries = vec![
@@ -152,7 +166,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
         },
     ];
     match key {
-        LayoutKey::Generate(g) => {
+        LayoutKey::Generate(g, _) => {
             if g.partial {
                 entries.push(sampled_entry(BINDING_PARTIAL, volume));
             }
@@ -182,16 +196,29 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
             }
         }
         LayoutKey::NormalMap { .. } => entries.push(sampled_entry(BINDING_HEIGHT, false)),
-        LayoutKey::AnalyticNormal { .. } => entries.push(uniform_entry(BINDING_NORMAL_PARAMS)),
+        LayoutKey::AnalyticNormal { .. } => entries.push(sampled_entry(BINDING_GRADIENT, false)),
         LayoutKey::Probe { .. } => {}
     }
     entries
 }
 
 impl PipelineCache {
+    /// An empty cache whose pipelines are compiled through the driver's cache `disk`.
+    pub(super) fn with_disk_cache(disk: Option<wgpu::PipelineCache>) -> Self {
+        PipelineCache {
+            disk,
+            ..Self::default()
+        }
+    }
+
     /// Pipelines compiled so far (cache misses).
     pub fn creations(&self) -> usize {
         self.creations.load(Ordering::SeqCst)
+    }
+
+    /// Time spent compiling them (WGSL to the driver's pipeline), in seconds.
+    pub fn compile_seconds(&self) -> f64 {
+        self.compile_nanos.load(Ordering::SeqCst) as f64 * 1e-9
     }
 
     /// Number of distinct pipelines held.
@@ -258,6 +285,7 @@ impl PipelineCache {
         if let Some(p) = map.get(source) {
             return Ok(p.clone());
         }
+        let started = std::time::Instant::now();
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("noisegraph stage"),
@@ -278,7 +306,7 @@ impl PipelineCache {
             module: &module,
             entry_point: Some("main"),
             compilation_options: Default::default(),
-            cache: None,
+            cache: self.disk.as_ref(),
         });
         if let Some(err) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!(
@@ -286,6 +314,8 @@ impl PipelineCache {
             )));
         }
         self.creations.fetch_add(1, Ordering::SeqCst);
+        self.compile_nanos
+            .fetch_add(started.elapsed().as_nanos() as u64, Ordering::SeqCst);
         let cached = Arc::new(CachedPipeline { pipeline, layout });
         map.insert(source.to_string(), cached.clone());
         Ok(cached)

@@ -16,21 +16,32 @@ const MIN_BANDS: u32 = 4;
 /// Reads one mip level of one layer of a texture (width x height x depth, R32Float) into a
 /// Vec, x fastest.
 pub fn read_texture(ctx: &GpuContext, texture: &TargetView, size: [u32; 3]) -> Result<Vec<f32>> {
+    read_texels(ctx, texture, size)
+}
+
+/// Reads one mip level of one layer of a texture (width x height x depth texels of `T`'s size
+/// and layout: `f32` for R32Float, `[f32; 4]` for Rgba32Float) into a Vec, x fastest.
+pub fn read_texels<T: bytemuck::Pod>(
+    ctx: &GpuContext,
+    texture: &TargetView,
+    size: [u32; 3],
+) -> Result<Vec<T>> {
+    let texel = std::mem::size_of::<T>();
     let len: usize = size.iter().map(|&s| s as usize).product();
-    let mut out: Vec<f32> = Vec::new();
+    let mut out: Vec<T> = Vec::new();
     out.try_reserve_exact(len).map_err(|_| {
         Error::Limit(format!(
             "size: no memory to read back a field of {}x{}x{} samples",
             size[0], size[1], size[2]
         ))
     })?;
-    for_each_row(ctx, texture, size, 4, |row| {
+    for_each_row(ctx, texture, size, texel as u32, |row| {
         // Mapped rows start on 256-byte boundaries, so the cast cannot fail in practice.
-        match bytemuck::try_cast_slice::<u8, f32>(row) {
+        match bytemuck::try_cast_slice::<u8, T>(row) {
             Ok(values) => out.extend_from_slice(values),
             Err(_) => out.extend(
-                row.chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                row.chunks_exact(texel)
+                    .map(bytemuck::pod_read_unaligned::<T>),
             ),
         }
     })?;

@@ -8,17 +8,19 @@ use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 use super::assemble::{
-    combine_source, generate_source, specialized_generate_source, GenerateLayout, OctaveConstants,
-    OctavePass, BINDING_AUX, BINDING_DISPLACE, BINDING_INLINE, BINDING_INPUTS, BINDING_OUT,
-    BINDING_PARAMS, BINDING_PARTIAL, WORKGROUP,
+    combine_source_in, generate_source_in, GenerateLayout, OctaveConstants, OctavePass,
+    BINDING_AUX, BINDING_DISPLACE, BINDING_INLINE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS,
+    BINDING_PARTIAL, WORKGROUP,
 };
 use super::execute::SPECIALIZE_MIN_WORK;
 use super::pipeline::{CachedPipeline, LayoutKey};
 use super::requirements::DeviceRequirements;
 use super::{GpuContext, Specialize};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::field::FieldForm;
 use crate::graph::{
-    octave_passes, CombineUniform, GenerateStage, Plan, Stage, StageKind, StageUniform, View,
+    octave_passes, plan_gradient_refusal, CombineUniform, GenerateStage, Plan, Stage, StageKind,
+    StageUniform, View,
 };
 
 /// A stage's pipelines and pass split, fetched before anything is recorded.
@@ -30,6 +32,8 @@ pub(crate) struct PreparedStage {
     pub passes: Vec<(u32, u32)>,
     /// The family's auxiliary table, when it has one.
     pub aux: Option<Vec<f32>>,
+    /// What the stage writes per pixel (its textures' format).
+    pub form: FieldForm,
 }
 
 /// The buffers a stage records with: one uniform buffer per pass, the auxiliary table and,
@@ -132,18 +136,25 @@ impl GpuContext {
         }
     }
 
-    /// Checks the device and the view, then fetches (or compiles) every pipeline of `plan`,
-    /// so that a failure comes before anything is recorded.
+    /// Checks the device and the view, then fetches (or compiles) every pipeline of `plan`
+    /// in `form`, so that a failure comes before anything is recorded (in gradient form, a
+    /// family without a gradient form is an error naming the stage's node).
     pub(crate) fn prepare_plan(
         &self,
         plan: &Plan,
         view: &View,
         octave_budget: u64,
         specialize: Specialize,
+        form: FieldForm,
     ) -> Result<Vec<PreparedStage>> {
         view.check()?;
         self.check_requirements(&DeviceRequirements::for_plan(plan, view, octave_budget))?;
         plan.check_view(view)?;
+        if form == FieldForm::Gradient {
+            if let Some(why) = plan_gradient_refusal(plan) {
+                return Err(Error::InvalidRequest(why));
+            }
+        }
         let device = self.device();
         let volume = view.is_volume();
         let mut prepared = Vec::new();
@@ -171,14 +182,22 @@ impl GpuContext {
                             inline: GenerateLayout::inline_mask(g),
                             aux: aux.is_some(),
                         };
-                        let source = generate_source(g, layout, pass);
-                        let key = LayoutKey::Generate(layout);
+                        let no_gradient = || {
+                            Error::InvalidRequest(format!(
+                                "node '{}': no analytic gradient in a stage",
+                                stage.node
+                            ))
+                        };
+                        let key = LayoutKey::Generate(layout, form);
                         let pipeline = if specialized_form {
                             let specialized =
-                                specialized_generate_source(g, layout, pass, constants);
+                                generate_source_in(form, g, layout, pass, Some(constants))
+                                    .ok_or_else(no_gradient)?;
                             self.pipelines()
                                 .get_specialized(device, &specialized, key)?
                         } else {
+                            let source = generate_source_in(form, g, layout, pass, None)
+                                .ok_or_else(no_gradient)?;
                             self.pipelines().get(device, &source, key)?
                         };
                         pipelines.push(pipeline);
@@ -187,18 +206,21 @@ impl GpuContext {
                         pipelines,
                         passes,
                         aux,
+                        form,
                     });
                 }
                 StageKind::Combine { inputs, .. } => {
                     let key = LayoutKey::Combine {
                         volume,
                         inputs: inputs.len() as u32,
+                        form,
                     };
-                    let source = combine_source(volume, inputs.len() as u32);
+                    let source = combine_source_in(form, volume, inputs.len() as u32);
                     prepared.push(PreparedStage {
                         pipelines: vec![self.pipelines().get(device, &source, key)?],
                         passes: vec![],
                         aux: None,
+                        form,
                     });
                 }
             }
@@ -245,8 +267,8 @@ impl GpuContext {
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             })
         });
-        let partial =
-            (prepared.passes.len() > 1).then(|| self.create_field_texture(view, "partial sum"));
+        let partial = (prepared.passes.len() > 1)
+            .then(|| self.create_field_texture(view, "partial sum", prepared.form));
         StageBuffers {
             uniforms,
             inline,

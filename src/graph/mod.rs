@@ -1,6 +1,7 @@
 //! `NoiseGraph`: nodes, the JSON format, validation, planning and the Rust builder.
 
 mod builder;
+mod gradient;
 mod json;
 pub mod limits;
 mod node;
@@ -9,6 +10,7 @@ mod validate;
 mod walk;
 
 pub use builder::{GraphBuilder, NodeBuilder};
+pub use gradient::{gradient_plan, gradient_refusal, plan_gradient_refusal};
 pub use json::MAX_OCTAVES;
 pub use node::*;
 pub use plan::*;

@@ -157,6 +157,9 @@ pub struct OctaveUniform {
     pub local: [f32; 4],
     /// Step per pixel along x, y, z, in the same space.
     pub step: [f32; 4],
+    /// The octave's frequency along the view axes x, y, z (d local / d p, the chain rule's
+    /// factor from local to view coordinates in gradient stages), 0 on w (not a view axis).
+    pub freq: [f32; 4],
     /// amplitude * frequency per axis: how displacement fields move the sample point.
     pub warp: [f32; 4],
     /// Lattice period in cells per axis, 0 when the axis does not tile.
@@ -452,10 +455,12 @@ impl GenerateStage {
             let p = octave_position(base, freq, k as u32);
             let (cell, local) = self.family.split_origin_with(dims, &src.params, p, period);
             let mut step = [0f32; 4];
+            let mut view_freq = [0f32; 4];
             let mut warp = [0f32; 4];
             let full_size = view.full_size();
             for a in 0..3 {
                 step[a] = (view.extent[a] / full_size[a] as f64 * freq[a]) as f32;
+                view_freq[a] = freq[a] as f32;
             }
             for a in 0..self.displace.len().min(4) {
                 warp[a] = (self.amplitude * freq[a]) as f32;
@@ -464,6 +469,7 @@ impl GenerateStage {
                 cell,
                 local,
                 step,
+                freq: view_freq,
                 warp,
                 period,
                 seed: seed_hash(seed.wrapping_add(k as u32)),

@@ -221,6 +221,27 @@ test('tiled 3x3, pan, far origins, time and the flow view', async () => {
     return drawn;
   });
   assert.ok(trails > 500, `particles leave trails (${trails} pixels)`);
+
+  // Gradient and curl modes ask the server for the field's exact vectors and follow them.
+  for (const mode of ['gradient', 'curl']) {
+    const answered = page.waitForResponse((r) => r.url().endsWith('/api/render') && r.request().postDataJSON().flow === mode && r.status() === 200);
+    await page.locator('#flow-mode').selectOption(mode);
+    const body = await (await answered).body();
+    const length = body.readUInt32LE(0);
+    const header = JSON.parse(body.subarray(4, 4 + length).toString());
+    assert.deepEqual(header.flow, { mode, components: 2 });
+    assert.equal(body.length, Math.ceil((4 + length) / 4) * 4 + 3 * 4 * header.width * header.height, `${mode}: samples and two vector components per pixel`);
+    await idle(page);
+    await page.waitForTimeout(500);
+    const drawn = await page.evaluate(() => {
+      const c = document.getElementById('particles');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+      return n;
+    });
+    assert.ok(drawn > 500, `${mode}: particles leave trails (${drawn} pixels)`);
+  }
   assert.deepEqual(page.problems, []);
   await page.close();
 });

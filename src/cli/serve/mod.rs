@@ -304,10 +304,14 @@ fn parse_body<T: for<'de> Deserialize<'de>>(request: &Request) -> Result<T, Resp
 }
 
 fn preview(state: &State, request: &Request, as_png: bool) -> Response {
-    let req: PreviewRequest = match parse_body(request) {
+    let mut req: PreviewRequest = match parse_body(request) {
         Ok(r) => r,
         Err(response) => return response,
     };
+    if as_png {
+        // The PNG is the values; the flow view's vectors would only cost time.
+        req.flow = None;
+    }
     let generation = req.generation;
     // A PNG download is not part of the page's sequence of previews: never superseded.
     let session = if as_png { None } else { req.session.as_deref() };

@@ -9,6 +9,7 @@ use std::time::Instant;
 use noisegraph::analysis::{power_spectrum, stats};
 use noisegraph::export::gray8;
 use noisegraph::gpu::Specialize;
+use noisegraph::graph::gradient_refusal;
 use noisegraph::{Error, Executor, Field, GraphIssue, NoiseGraph, Plan, RunOptions, View};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -17,11 +18,12 @@ use serde_json::{json, Value};
 pub const MAX_PREVIEW_SIDE: u32 = 2048;
 /// Histogram bins of the statistics.
 pub const HISTOGRAM_BINS: usize = 32;
-/// Flow-view modes. `heading` (particles turn by the field's value) needs only the field, so
-/// the page computes it. Modes that follow the field's gradient or curl need derivatives
-/// from the engine: when it has them, list them here and return their vectors with the
-/// preview (see [`Preview`]); the page offers whatever this list holds.
-pub const FLOW_MODES: &[&str] = &["heading"];
+/// Flow-view modes; the page offers whatever this list holds. `heading` (particles turn by
+/// the field's value) needs only the field, so the page computes it. `gradient` (particles
+/// climb the field) and `curl` (they follow its level lines: (d/dy, -d/dx), divergence-free)
+/// need the exact gradient: the preview then runs in gradient form and carries the vectors
+/// (see [`FlowVectors`]); a node that cannot be differentiated is refused at `flow`.
+pub const FLOW_MODES: &[&str] = &["heading", "gradient", "curl"];
 
 /// A coordinate given as a JSON number or as a decimal string (so every f64 arrives exactly,
 /// whatever the client's JSON writer does with long numbers).
@@ -76,6 +78,18 @@ pub struct Preview {
     /// The values mapped to black..white (the documented range, or min..max).
     pub range: (f32, f32),
     pub render_ms: f64,
+    /// The flow mode's vectors, for `gradient` and `curl`.
+    pub flow: Option<FlowVectors>,
+    /// The view's extent (input units), so the page can turn vectors into pixel directions.
+    pub extent: [f64; 2],
+}
+
+/// The vectors of a `gradient` or `curl` flow view: two f32 per pixel, row by row like the
+/// samples, in view units (derivatives with respect to the view coordinates, as
+/// `bake --output gradient|curl` writes them).
+pub struct FlowVectors {
+    pub mode: &'static str,
+    pub vectors: Vec<f32>,
 }
 
 fn issue(field: &str, message: impl Into<String>) -> GraphIssue {
@@ -208,7 +222,45 @@ pub fn render(executor: &Executor, request: &PreviewRequest) -> Result<Preview, 
         specialize: Specialize::Never,
         ..RunOptions::default()
     };
-    let field = executor.run(&plan, &view, &options).map_err(engine_error)?;
+    let flow_mode = request.flow.as_deref().and_then(|m| {
+        FLOW_MODES
+            .iter()
+            .copied()
+            .find(|&f| f == m && f != "heading")
+    });
+    let (field, flow) = match flow_mode {
+        None => (
+            executor.run(&plan, &view, &options).map_err(engine_error)?,
+            None,
+        ),
+        Some(mode) => {
+            if let Some(why) = gradient_refusal(&plan, &graph) {
+                return Err(vec![issue(
+                    "flow",
+                    format!(
+                        "flow mode '{mode}' needs the exact gradient of '{node}': {why} \
+                         (the 'heading' mode follows any field)"
+                    ),
+                )]);
+            }
+            let gradient = executor
+                .run_gradient(&plan, &view, &options)
+                .map_err(engine_error)?;
+            // On the CPU the value channel is the value bake, bit for bit; the GPU's gradient
+            // run agrees only within the parity tolerance, so it bakes the values too.
+            let field = match executor {
+                Executor::Cpu => gradient.value(),
+                Executor::Gpu(_) => executor.run(&plan, &view, &options).map_err(engine_error)?,
+            };
+            let curl = mode == "curl";
+            let vectors = gradient
+                .data
+                .iter()
+                .flat_map(|s| if curl { [s[2], -s[1]] } else { [s[1], s[2]] })
+                .collect();
+            (field, Some(FlowVectors { mode, vectors }))
+        }
+    };
     let render_ms = start.elapsed().as_secs_f64() * 1e3;
     let range = if minmax {
         field.min_max().unwrap_or((0.0, 1.0))
@@ -221,6 +273,8 @@ pub fn render(executor: &Executor, request: &PreviewRequest) -> Result<Preview, 
         field,
         range,
         render_ms,
+        flow,
+        extent: [view.extent[0], view.extent[1]],
     })
 }
 
@@ -254,7 +308,8 @@ pub fn statistics(field: &Field) -> Value {
 
 /// The preview as one binary message: a little-endian u32 length, that many bytes of JSON
 /// (everything but the samples), zero padding to a multiple of 4 bytes, then the samples as
-/// little-endian f32, row by row from the top.
+/// little-endian f32, row by row from the top; for a `gradient` or `curl` flow view (the
+/// header's `flow`), then two f32 per pixel, its vectors.
 pub fn pack(preview: &Preview, generation: u64, backend: &str) -> Vec<u8> {
     let start = Instant::now();
     let statistics = statistics(&preview.field);
@@ -269,15 +324,19 @@ pub fn pack(preview: &Preview, generation: u64, backend: &str) -> Vec<u8> {
         "stats_ms": start.elapsed().as_secs_f64() * 1e3,
         "backend": backend,
         "stats": statistics,
+        "extent": preview.extent,
+        "flow": preview.flow.as_ref().map(|f| json!({ "mode": f.mode, "components": 2 })),
     })
     .to_string();
-    let mut out = Vec::with_capacity(8 + header.len() + preview.field.data.len() * 4);
+    let vectors = preview.flow.as_ref().map_or(&[][..], |f| &f.vectors[..]);
+    let mut out =
+        Vec::with_capacity(8 + header.len() + (preview.field.data.len() + vectors.len()) * 4);
     out.extend_from_slice(&(header.len() as u32).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
     while out.len() % 4 != 0 {
         out.push(0);
     }
-    for v in &preview.field.data {
+    for v in preview.field.data.iter().chain(vectors) {
         out.extend_from_slice(&v.to_le_bytes());
     }
     out

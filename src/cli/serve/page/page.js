@@ -481,13 +481,16 @@ async function render() {
   }
 }
 
-// The preview message: u32 length, JSON header, padding to 4 bytes, f32 samples.
+// The preview message: u32 length, JSON header, padding to 4 bytes, f32 samples; for a
+// gradient or curl flow view (header.flow), then two f32 per pixel, its vectors in view units.
 function unpack(buffer) {
   const length = new DataView(buffer).getUint32(0, true);
   const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 4, length)));
   const offset = Math.ceil((4 + length) / 4) * 4;
-  const data = new Float32Array(buffer, offset, header.width * header.height);
-  return { header, data };
+  const pixels = header.width * header.height;
+  const data = new Float32Array(buffer, offset, pixels);
+  const vectors = header.flow ? new Float32Array(buffer, offset + 4 * pixels, 2 * pixels) : null;
+  return { header, data, vectors };
 }
 
 // As bake's PNG: the range mapped to 0..255, clamped; NaN is black, an empty range mid-grey.
@@ -746,9 +749,10 @@ function spawn(canvas) {
   return { x: Math.random() * canvas.width, y: Math.random() * canvas.height, age: Math.floor(Math.random() * 200) };
 }
 
-// The field at a fractional pixel position, bilinear.
-function sample(x, y) {
-  const { header, data } = state.field;
+// The field (or one component of its flow vectors) at a fractional pixel position, bilinear.
+function sample(x, y, values = state.field.data, stride = 1, component = 0) {
+  const { header } = state.field;
+  const data = { at: (i) => values[i * stride + component] };
   const w = header.width;
   const h = header.height;
   const x0 = Math.max(0, Math.min(w - 1, Math.floor(x)));
@@ -757,16 +761,23 @@ function sample(x, y) {
   const y1 = Math.min(h - 1, y0 + 1);
   const fx = Math.min(1, Math.max(0, x - x0));
   const fy = Math.min(1, Math.max(0, y - y0));
-  const top = data[y0 * w + x0] * (1 - fx) + data[y0 * w + x1] * fx;
-  const bottom = data[y1 * w + x0] * (1 - fx) + data[y1 * w + x1] * fx;
+  const top = data.at(y0 * w + x0) * (1 - fx) + data.at(y0 * w + x1) * fx;
+  const bottom = data.at(y1 * w + x0) * (1 - fx) + data.at(y1 * w + x1) * fx;
   return top * (1 - fy) + bottom * fy;
 }
 
 // The direction a particle moves in. `heading`: the value, mapped to 0..1 by the shown range,
-// turned into an angle. Modes that follow the gradient or curl are listed by the server when
-// the engine provides those fields (see FLOW_MODES in render.rs).
+// turned into an angle. `gradient` and `curl`: the server's vectors (view units) turned into
+// pixels and set to unit length; where they vanish (a peak, a pit), the particle rests.
 function velocity(x, y, turns) {
-  const [lo, hi] = state.field.header.range;
+  const { header, vectors } = state.field;
+  if (header.flow && vectors && header.flow.mode === $('flow-mode').value) {
+    const vx = (sample(x, y, vectors, 2, 0) * header.width) / header.extent[0];
+    const vy = (sample(x, y, vectors, 2, 1) * header.height) / header.extent[1];
+    const length = Math.hypot(vx, vy);
+    return length > 0 && Number.isFinite(length) ? [vx / length, vy / length] : [0, 0];
+  }
+  const [lo, hi] = header.range;
   const t = gray(sample(x, y), lo, hi) / 255;
   const angle = t * turns * 2 * Math.PI;
   return [Math.cos(angle), Math.sin(angle)];
@@ -990,7 +1001,9 @@ async function start() {
   $('add-node').addEventListener('click', addNode);
   $('size').addEventListener('change', () => { state.view.size = Number($('size').value); updateBake(); requestRender(); });
   $('normalize').addEventListener('change', () => { state.view.normalize = $('normalize').value; updateBake(); requestRender(); });
-  $('mode').addEventListener('change', () => setMode($('mode').value));
+  // Gradient and curl flow views need the server's vectors: a new request.
+  $('mode').addEventListener('change', () => { setMode($('mode').value); requestRender(); });
+  $('flow-mode').addEventListener('change', () => { resetParticles(true); requestRender(); });
   $('flow-count').addEventListener('change', () => resetParticles(true));
   $('copy-bake').addEventListener('click', () => navigator.clipboard?.writeText($('bake').value));
   setView([0, 0], [1, 1]);
