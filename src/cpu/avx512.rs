@@ -16,7 +16,7 @@ const FLOOR: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
 
 /// `fade(t, FADE)` on 16 lanes: the twin's expressions in its order.
 #[inline(always)]
-fn fade16<const FADE: u32>(t: __m512) -> __m512 {
+pub(super) fn fade16<const FADE: u32>(t: __m512) -> __m512 {
     // SAFETY (all intrinsics below): the callers are compiled with AVX-512F.
     unsafe {
         if FADE == FADE_QUINTIC {
@@ -40,14 +40,14 @@ fn fade16<const FADE: u32>(t: __m512) -> __m512 {
 
 /// `lerp(a, b, t)`: a + t * (b - a).
 #[inline(always)]
-fn lerp16(a: __m512, b: __m512, t: __m512) -> __m512 {
+pub(super) fn lerp16(a: __m512, b: __m512, t: __m512) -> __m512 {
     // SAFETY: see `fade16`.
     unsafe { _mm512_add_ps(a, _mm512_mul_ps(t, _mm512_sub_ps(b, a))) }
 }
 
 /// `hash_finish(v)`: one multiply, then the high bits folded into the low ones.
 #[inline(always)]
-fn hash_finish16(v: __m512i) -> __m512i {
+pub(super) fn hash_finish16(v: __m512i) -> __m512i {
     // SAFETY: see `fade16`.
     unsafe {
         let m = _mm512_mullo_epi32(v, _mm512_set1_epi32(HASH_FINISH as i32));
@@ -76,7 +76,7 @@ fn row_x16(row: &SampleRow, i: usize, lane: __m512i) -> __m512 {
 /// rounding instruction gives IEEE floor, which differs from the twins' `floor` only in
 /// keeping -0 negative; adding +0 makes it +0 as theirs (and changes no other number).
 #[inline(always)]
-fn split_small16(x: __m512) -> (__m512, __m512i) {
+pub(super) fn split_small16(x: __m512) -> (__m512, __m512i) {
     // SAFETY: see `fade16`.
     unsafe {
         let fl = _mm512_add_ps(_mm512_roundscale_ps::<FLOOR>(x), _mm512_setzero_ps());
@@ -86,7 +86,7 @@ fn split_small16(x: __m512) -> (__m512, __m512i) {
 
 /// Writes `v` to `out[i..]`, whole or its first `out.len() - i` lanes.
 #[inline(always)]
-fn store16(out: &mut [f32], i: usize, v: __m512) {
+pub(super) fn store16(out: &mut [f32], i: usize, v: __m512) {
     let left = out.len() - i;
     // SAFETY: at most `left` lanes are written, all inside `out`.
     unsafe {
@@ -119,7 +119,7 @@ const fn perlin_gradients_2d() -> ([f32; 16], [f32; 16]) {
     }
     (gx, gy)
 }
-const PERLIN_GRADIENTS_2D: ([f32; 16], [f32; 16]) = perlin_gradients_2d();
+pub(super) const PERLIN_GRADIENTS_2D: ([f32; 16], [f32; 16]) = perlin_gradients_2d();
 
 /// `perlin_2d_row_lanes` (improved gradients, no period) for a row whose x coordinates are
 /// all below 2^23 in magnitude (`SampleRow::x_is_small`).

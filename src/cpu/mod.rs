@@ -4,6 +4,8 @@
 pub mod analytic_normal;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod avx512_points;
 pub mod cellular;
 pub mod combine;
 pub mod fade;

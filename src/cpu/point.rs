@@ -102,6 +102,103 @@ struct GeneratePoints {
     grad: Option<GradSampler>,
     /// Stage index of each displaced axis's field.
     displace: Vec<usize>,
+    /// The chain as one AVX-512 loop, where it is an unwarped 2D Perlin chain.
+    #[cfg(target_arch = "x86_64")]
+    fused: Option<FusedPerlin2d>,
+}
+
+/// An unwarped 2D Perlin chain with the improved gradients and no period, for
+/// `avx512_points::perlin_2d_fractal_points`.
+#[cfg(target_arch = "x86_64")]
+struct FusedPerlin2d {
+    fade: u32,
+    kind: u32,
+    offsets: [[f64; 3]; 2],
+    /// Per axis, a bound on |base| below which every octave's cell stays within 2^51.
+    base_limit: [f64; 2],
+    octaves: Vec<super::avx512_points::PerlinOctave>,
+    norm: f32,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl FusedPerlin2d {
+    fn new(chain: &GenerateStage, uniform: &StageUniform, split: SplitKind) -> Option<Self> {
+        let params = &chain.source.params;
+        let plain = chain.family.name() == "perlin"
+            && chain.dims() == 2
+            && params.choice("gradients") == super::perlin::GRADIENTS_IMPROVED
+            && matches!(split, SplitKind::Cubic)
+            && chain.displace.is_empty();
+        let octaves: Vec<_> = (0..chain.octave_count())
+            .map(|k| {
+                let (o, freq) = (&uniform.octaves[k as usize], chain.octave_frequency(k));
+                (o.period == [0; 4]).then_some(super::avx512_points::PerlinOctave {
+                    freq: [freq[0], freq[1]],
+                    shift: [OCTAVE_SHIFT[0] * k as f64, OCTAVE_SHIFT[1] * k as f64],
+                    seed: o.seed,
+                    amp: o.amp,
+                })
+            })
+            .collect::<Option<_>>()?;
+        let offsets = chain.base_offsets();
+        // |base * freq + shift| < 2^50 at every octave, rounding included, keeps the floors
+        // below FAST_WRAP_LIMIT (2^51).
+        let base_limit = std::array::from_fn(|a| {
+            octaves.iter().fold(f64::INFINITY, |limit, o| {
+                let room = FAST_WRAP_LIMIT * 0.5 - o.shift[a].abs();
+                limit.min(room / o.freq[a].abs())
+            })
+        });
+        plain.then(|| FusedPerlin2d {
+            base_limit,
+            fade: params.choice("fade"),
+            kind: uniform.mode[0],
+            offsets: [offsets[0], offsets[1]],
+            octaves,
+            norm: uniform.scalars[0],
+        })
+    }
+
+    /// The chain's values at `coords` (x, y per point) into `out`; false when the CPU path
+    /// runs narrower than AVX-512 or a cell lies past 2^51 (then `out` is not usable).
+    fn values(&self, coords: &[f64], out: &mut [f32]) -> bool {
+        use super::avx512_points::perlin_2d_fractal_points as run;
+        use super::fade::{FADE_CUBIC, FADE_LINEAR, FADE_QUINTIC};
+        if super::vector_width() != super::VectorWidth::Avx512 {
+            return false;
+        }
+        let (o, octaves, norm) = (
+            (self.offsets, self.base_limit),
+            &self.octaves[..],
+            self.norm,
+        );
+        // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
+        unsafe {
+            match (self.fade, self.kind) {
+                (FADE_QUINTIC, FRACTAL_RIDGED) => {
+                    run::<FADE_QUINTIC, FRACTAL_RIDGED>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (FADE_QUINTIC, FRACTAL_BILLOW) => {
+                    run::<FADE_QUINTIC, FRACTAL_BILLOW>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (FADE_QUINTIC, _) => run::<FADE_QUINTIC, 0>(coords, o.0, o.1, octaves, norm, out),
+                (FADE_CUBIC, FRACTAL_RIDGED) => {
+                    run::<FADE_CUBIC, FRACTAL_RIDGED>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (FADE_CUBIC, FRACTAL_BILLOW) => {
+                    run::<FADE_CUBIC, FRACTAL_BILLOW>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (FADE_CUBIC, _) => run::<FADE_CUBIC, 0>(coords, o.0, o.1, octaves, norm, out),
+                (_, FRACTAL_RIDGED) => {
+                    run::<FADE_LINEAR, FRACTAL_RIDGED>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (_, FRACTAL_BILLOW) => {
+                    run::<FADE_LINEAR, FRACTAL_BILLOW>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (_, _) => run::<FADE_LINEAR, 0>(coords, o.0, o.1, octaves, norm, out),
+            }
+        }
+    }
 }
 
 /// How a chain's points are split per octave.
@@ -191,6 +288,8 @@ impl PointProgram {
                         })
                         .collect();
                     PointStage::Generate(Box::new(GeneratePoints {
+                        #[cfg(target_arch = "x86_64")]
+                        fused: FusedPerlin2d::new(&chain, &uniform, split),
                         node: stage.node.clone(),
                         freq: (0..chain.octave_count())
                             .map(|k| chain.octave_frequency(k))
@@ -286,6 +385,12 @@ impl PointProgram {
         out: &mut [f32],
         scratch: &mut PointScratch,
     ) {
+        #[cfg(target_arch = "x86_64")]
+        if let ([PointStage::Generate(g)], None) = (&self.stages[..], frame) {
+            if g.fused.as_ref().is_some_and(|f| f.values(coords, out)) {
+                return;
+            }
+        }
         let n = out.len();
         self.load_coords(frame, coords, n, &mut scratch.lanes);
         scratch.values.resize_with(self.stages.len(), Vec::new);
@@ -716,4 +821,113 @@ fn split_skewed_lanes(
         }
     }
     in_range
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::vector::{with_vector_width, VectorWidth};
+
+    /// Every width gives the same bits for unwarped 2D Perlin chains, whose AVX-512 run is one
+    /// fused loop (`avx512_points`) and whose narrower runs take the general path: near and
+    /// far from the origin, and with a chunk length that is not a multiple of 16.
+    #[test]
+    fn the_fused_perlin_loop_gives_the_general_paths_bits() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let coords: Vec<f64> = (0..2 * 1021)
+            .map(|i| {
+                let centre = [0.0, 3.5e5, -2.0e7, 1.0e9][i / 2 % 4];
+                centre + (next() - 0.5) * 8.0
+            })
+            .collect();
+        let mut fused = 0;
+        for fractal in ["fbm", "ridged", "billow"] {
+            for fade in ["quintic", "cubic", "linear"] {
+                let graph = NoiseGraph::from_json(&format!(
+                    r#"{{"seed": 9, "output": "f", "nodes": [
+                        {{"id": "p", "type": "perlin", "frequency": [3.0, 5.5], "fade": "{fade}",
+                          "offset": [0.25, -7.5]}},
+                        {{"id": "f", "type": "{fractal}", "source": "p", "octaves": 7,
+                          "lacunarity": 2.1, "offset": [1.5, 0.5]}}]}}"#
+                ))
+                .unwrap();
+                let program = PointProgram::new(&graph, None).unwrap();
+                let PointStage::Generate(g) = &program.stages[0] else {
+                    panic!("one generate stage");
+                };
+                #[cfg(target_arch = "x86_64")]
+                {
+                    assert!(g.fused.is_some(), "{fractal} {fade}: fused");
+                    fused += 1;
+                }
+                let run = |width| {
+                    with_vector_width(width, || {
+                        let mut out = vec![0.0f32; coords.len() / 2];
+                        let mut scratch = PointScratch::default();
+                        program.values(None, &coords, &mut out, &mut scratch);
+                        out
+                    })
+                };
+                let expected = run(VectorWidth::Baseline);
+                assert!(expected.iter().all(|v| v.is_finite() && v.abs() < 2.0));
+                for width in VectorWidth::supported() {
+                    let got = run(width);
+                    for (i, (a, b)) in got.iter().zip(&expected).enumerate() {
+                        assert_eq!(
+                            a.to_bits(),
+                            b.to_bits(),
+                            "{fractal} {fade} at {width}, point {i}: {a} vs {b}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(fused == 9 || !cfg!(target_arch = "x86_64"));
+    }
+
+    /// Cells past 2^51 (positions near 2^40 at a high frequency) leave the fused loop for the
+    /// general path's exact split, with the same numbers at every width.
+    #[test]
+    fn far_cells_take_the_exact_split() {
+        let graph = NoiseGraph::from_json(
+            r#"{"seed": 3, "output": "f", "nodes": [
+                {"id": "p", "type": "perlin", "frequency": 3000.0},
+                {"id": "f", "type": "fbm", "source": "p", "octaves": 3}]}"#,
+        )
+        .unwrap();
+        let program = PointProgram::new(&graph, None).unwrap();
+        let coords: Vec<f64> = (0..40).map(|i| 1.0e12 - i as f64 * 0.370_123).collect();
+        #[cfg(target_arch = "x86_64")]
+        if VectorWidth::Avx512.is_supported() {
+            let PointStage::Generate(g) = &program.stages[0] else {
+                panic!("one generate stage");
+            };
+            let mut out = vec![0.0f32; 20];
+            let fused = g.fused.as_ref().expect("fused");
+            let ran = with_vector_width(VectorWidth::Avx512, || fused.values(&coords, &mut out));
+            assert!(!ran, "cells past 2^51 are refused");
+        }
+        let run = |width| {
+            with_vector_width(width, || {
+                let mut out = vec![0.0f32; 20];
+                program.values(None, &coords, &mut out, &mut PointScratch::default());
+                out
+            })
+        };
+        let expected = run(VectorWidth::Baseline);
+        assert!(expected.iter().any(|&v| v != 0.0), "{expected:?}");
+        for width in VectorWidth::supported() {
+            assert_eq!(
+                run(width).iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{width}"
+            );
+        }
+    }
 }
