@@ -386,7 +386,7 @@ impl PointProgram {
         scratch: &mut PointScratch,
     ) {
         #[cfg(target_arch = "x86_64")]
-        if let ([PointStage::Generate(g)], None) = (&self.stages[..], frame) {
+        if let ([PointStage::Generate(g)], None, 2) = (&self.stages[..], frame, self.dims) {
             if g.fused.as_ref().is_some_and(|f| f.values(coords, out)) {
                 return;
             }
