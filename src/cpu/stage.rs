@@ -2,6 +2,8 @@
 //! and store, in value and gradient form) and of the combine entry point in
 //! `shaders/combine.wgsl`.
 
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 
 use super::combine::{combine_grad_op, combine_op};
@@ -169,10 +171,33 @@ fn inline_value(u: &StageUniform, sample: &Sampler, pix: [f32; 4]) -> f32 {
     octave_sum(u, sample, pix, None, 0, u.size[3], 0.0) * u.scalars[0]
 }
 
-/// Runs one pass of a generate stage into `out` (width x height x depth, x fastest).
-/// `displace` holds the warp's displacement inputs (none, or one per warped axis) and `acc`
-/// the partial sum of earlier octave passes. `rows`, the family's row sampler when it has one,
-/// takes over the sampling of unwarped stages (the same numbers, several samples per call).
+/// Writes every sample of `out` row by row (rows of `width`, in parallel): `write(scratch,
+/// row, line)` fills `line`, the thread's own row of samples (it must write all of them), which
+/// is then copied to the row of `out`. So `out` may be fresh, unwritten memory: it is only
+/// written, never read, and the scratch row stays in the cache while the family writes it.
+fn fill_rows<S: Send>(
+    out: &mut [MaybeUninit<f32>],
+    width: usize,
+    init: impl Fn() -> S + Sync + Send,
+    write: impl Fn(&mut S, usize, &mut [f32]) + Sync + Send,
+) {
+    out.par_chunks_mut(width).enumerate().for_each_init(
+        || (init(), Vec::new()),
+        |(scratch, line), (row, dest)| {
+            line.resize(dest.len(), 0.0);
+            write(scratch, row, line);
+            for (d, &s) in dest.iter_mut().zip(line.iter()) {
+                d.write(s);
+            }
+        },
+    );
+}
+
+/// Runs one pass of a generate stage into `out` (width x height x depth, x fastest), writing
+/// every sample of it (fresh memory is fine: `out` is never read). `displace` holds the warp's
+/// displacement inputs (none, or one per warped axis) and `acc` the partial sum of earlier
+/// octave passes. `rows`, the family's row sampler when it has one, takes over the sampling of
+/// unwarped stages (the same numbers, several samples per call).
 pub fn run_generate(
     u: &StageUniform,
     sample: &Sampler,
@@ -180,10 +205,13 @@ pub fn run_generate(
     points: Option<&PointsSampler>,
     displace: &[DisplaceInput],
     acc: Option<&[f32]>,
-    out: &mut [f32],
+    out: &mut [MaybeUninit<f32>],
 ) {
     let [width, height, _depth, count] = u.size;
     let [_, first, finalize, _] = u.mode;
+    // A pass has at least one octave (the graph's octaves are 1 or more), whose start writes
+    // every sample of the row.
+    debug_assert!(count >= 1);
     let width = width as usize;
     let norm = u.scalars[0];
     let [ox, oy, oz, _] = u.pixel_offset;
@@ -195,16 +223,14 @@ pub fn run_generate(
         [y, z]
     };
     if let (Some(rows), true) = (rows, displace.is_empty()) {
-        out.par_chunks_mut(width)
-            .enumerate()
-            .for_each_init(Vec::new, |noise, (row, line)| {
-                let sum = RowSum {
-                    octaves: first..first + count,
-                    partial: acc.map(|a| &a[row * width..(row + 1) * width]),
-                    norm: (finalize != 0).then_some(norm),
-                };
-                add_octave_rows(u, rows, ox, pix_yz(row), sum, line, noise);
-            });
+        fill_rows(out, width, Vec::new, |noise, row, line| {
+            let sum = RowSum {
+                octaves: first..first + count,
+                partial: acc.map(|a| &a[row * width..(row + 1) * width]),
+                norm: (finalize != 0).then_some(norm),
+            };
+            add_octave_rows(u, rows, ox, pix_yz(row), sum, line, noise);
+        });
         return;
     }
     /// A thread's scratch rows: family samples, displacement per warped axis, positions.
@@ -215,80 +241,76 @@ pub fn run_generate(
         local: [Vec<f32>; 4],
         pix_x: Vec<f32>,
     }
-    out.par_chunks_mut(width).enumerate().for_each_init(
-        Scratch::default,
-        |scratch, (row, line)| {
-            let Scratch {
-                noise,
-                displacement,
-                local,
-                pix_x,
-            } = scratch;
-            let [y, z] = pix_yz(row);
-            let pix = |x: usize| [(x as u32 + ox) as f32, y, z, 0.0];
-            // The row's displacement on each warped axis: from its field, or its fused chain
-            // (a whole row at once through the chain's row sampler, else pixel by pixel).
-            displacement.resize(displace.len(), Vec::new());
-            for (input, values) in displace.iter().zip(displacement.iter_mut()) {
-                values.clear();
-                match input {
-                    DisplaceInput::Field(field) => {
-                        values.extend_from_slice(&field[row * width..(row + 1) * width])
-                    }
-                    DisplaceInput::Inline {
-                        uniform,
-                        rows: Some(rows),
-                        ..
-                    } => {
-                        values.resize(line.len(), 0.0);
-                        let sum = RowSum {
-                            octaves: 0..uniform.size[3],
-                            partial: None,
-                            norm: Some(uniform.scalars[0]),
-                        };
-                        add_octave_rows(uniform, rows, ox, [y, z], sum, values, noise);
-                    }
-                    DisplaceInput::Inline {
-                        uniform,
-                        sample,
-                        rows: None,
-                    } => values
-                        .extend((0..line.len()).map(|x| inline_value(uniform, sample, pix(x)))),
+    fill_rows(out, width, Scratch::default, |scratch, row, line| {
+        let Scratch {
+            noise,
+            displacement,
+            local,
+            pix_x,
+        } = scratch;
+        let [y, z] = pix_yz(row);
+        let pix = |x: usize| [(x as u32 + ox) as f32, y, z, 0.0];
+        // The row's displacement on each warped axis: from its field, or its fused chain
+        // (a whole row at once through the chain's row sampler, else pixel by pixel).
+        displacement.resize(displace.len(), Vec::new());
+        for (input, values) in displace.iter().zip(displacement.iter_mut()) {
+            values.clear();
+            match input {
+                DisplaceInput::Field(field) => {
+                    values.extend_from_slice(&field[row * width..(row + 1) * width])
                 }
+                DisplaceInput::Inline {
+                    uniform,
+                    rows: Some(rows),
+                    ..
+                } => {
+                    values.resize(line.len(), 0.0);
+                    let sum = RowSum {
+                        octaves: 0..uniform.size[3],
+                        partial: None,
+                        norm: Some(uniform.scalars[0]),
+                    };
+                    add_octave_rows(uniform, rows, ox, [y, z], sum, values, noise);
+                }
+                DisplaceInput::Inline {
+                    uniform,
+                    sample,
+                    rows: None,
+                } => values.extend((0..line.len()).map(|x| inline_value(uniform, sample, pix(x)))),
             }
-            let Some(points) = points else {
-                for (x, value) in line.iter_mut().enumerate() {
-                    let mut d = [0.0f32; 4];
-                    for (axis, values) in displacement.iter().enumerate() {
-                        d[axis] = values[x];
-                    }
-                    let acc = acc.map_or(0.0, |a| a[row * width + x]);
-                    let d = (!displace.is_empty()).then_some(d);
-                    let mut sum = octave_sum(u, sample, pix(x), d, first, count, acc);
-                    if finalize != 0 {
-                        sum *= norm;
-                    }
-                    *value = sum;
+        }
+        let Some(points) = points else {
+            for (x, value) in line.iter_mut().enumerate() {
+                let mut d = [0.0f32; 4];
+                for (axis, values) in displacement.iter().enumerate() {
+                    d[axis] = values[x];
                 }
-                return;
-            };
-            pix_x.clear();
-            pix_x.extend((0..line.len()).map(|x| pix(x)[0]));
-            let values: Vec<&[f32]> = displacement.iter().map(Vec::as_slice).collect();
-            let warped = (!displace.is_empty()).then_some(values.as_slice());
-            let at = RowPixels {
-                x: pix_x,
-                yz: [y, z],
-                displacement: warped,
-            };
-            let sum = RowSum {
-                octaves: first..first + count,
-                partial: acc.map(|a| &a[row * width..(row + 1) * width]),
-                norm: (finalize != 0).then_some(norm),
-            };
-            add_octave_points(u, points, &at, sum, line, noise, local);
-        },
-    );
+                let acc = acc.map_or(0.0, |a| a[row * width + x]);
+                let d = (!displace.is_empty()).then_some(d);
+                let mut sum = octave_sum(u, sample, pix(x), d, first, count, acc);
+                if finalize != 0 {
+                    sum *= norm;
+                }
+                *value = sum;
+            }
+            return;
+        };
+        pix_x.clear();
+        pix_x.extend((0..line.len()).map(|x| pix(x)[0]));
+        let values: Vec<&[f32]> = displacement.iter().map(Vec::as_slice).collect();
+        let warped = (!displace.is_empty()).then_some(values.as_slice());
+        let at = RowPixels {
+            x: pix_x,
+            yz: [y, z],
+            displacement: warped,
+        };
+        let sum = RowSum {
+            octaves: first..first + count,
+            partial: acc.map(|a| &a[row * width..(row + 1) * width]),
+            norm: (finalize != 0).then_some(norm),
+        };
+        add_octave_points(u, points, &at, sum, line, noise, local);
+    });
 }
 
 /// The octaves of one pass of a stage row and how its sum starts and ends: from the partial
@@ -402,15 +424,16 @@ fn add_octave_rows(
     }
 }
 
-/// Runs a point-wise stage: `inputs` are the materialized fields it reads (0 to 3).
-pub fn run_combine(u: &CombineUniform, inputs: &[&[f32]], out: &mut [f32]) {
+/// Runs a point-wise stage: `inputs` are the materialized fields it reads (0 to 3). Writes
+/// every sample of `out` (fresh memory is fine: `out` is never read).
+pub fn run_combine(u: &CombineUniform, inputs: &[&[f32]], out: &mut [MaybeUninit<f32>]) {
     let op = u.op[0];
     let k = u.constants;
     out.par_iter_mut().enumerate().for_each(|(i, value)| {
         let a = inputs.first().map_or(0.0, |f| f[i]);
         let b = inputs.get(1).map_or(0.0, |f| f[i]);
         let c = inputs.get(2).map_or(0.0, |f| f[i]);
-        *value = combine_op(op, a, b, c, k);
+        value.write(combine_op(op, a, b, c, k));
     });
 }
 
