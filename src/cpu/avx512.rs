@@ -84,6 +84,17 @@ fn split_small16(x: __m512) -> (__m512, __m512i) {
     }
 }
 
+/// For a row whose x coordinates are below 2^23 in magnitude (`SampleRow::x_is_small`): the
+/// split cell of its lowest x (`split_cell`'s integer, before the row's cell is added) when
+/// every sample's cell and the next one lie within 16 cells from it, so that per-cell tables
+/// of 16 lanes hold every corner (x is monotonic along such a row, so the ends decide).
+fn row_cells_within_16(row: &SampleRow, n: usize) -> Option<i32> {
+    let last = n.checked_sub(1)?;
+    let cell = |i: usize| super::split_cell::<true>(row.x_at(i)).1;
+    let (a, b) = (cell(0), cell(last));
+    (a.abs_diff(b) <= 14).then_some(a.min(b))
+}
+
 /// Writes `v` to `out[i..]`, whole or its first `out.len() - i` lanes.
 #[inline(always)]
 fn store16(out: &mut [f32], i: usize, v: __m512) {
@@ -411,6 +422,31 @@ pub fn value_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         let h = _mm512_srli_epi32::<8>(hash_finish16(v));
         _mm512_sub_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(h), unit), one)
     };
+    if let Some(first) = row_cells_within_16(row, out.len()) {
+        // Every corner's value from two tables of the row's 16 cells, one per y.
+        let x0 = _mm512_mullo_epi32(
+            _mm512_add_epi32(_mm512_set1_epi32(row.cell[0].wrapping_add(first)), lane),
+            prime_x,
+        );
+        let (row0, row1) = (
+            corner(_mm512_xor_si512(y0, x0)),
+            corner(_mm512_xor_si512(y1, x0)),
+        );
+        let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
+        for i in (0..out.len()).step_by(16) {
+            let x = row_x16(row, i, lane);
+            let (flx, cx) = split_small16(x);
+            let at0 = _mm512_sub_epi32(cx, first);
+            let at1 = _mm512_add_epi32(at0, next);
+            let a = _mm512_permutexvar_ps(at0, row0);
+            let b = _mm512_permutexvar_ps(at1, row0);
+            let c = _mm512_permutexvar_ps(at0, row1);
+            let d = _mm512_permutexvar_ps(at1, row1);
+            let ux = fade16::<FADE>(_mm512_sub_ps(x, flx));
+            store16(out, i, lerp16(lerp16(a, b, ux), lerp16(c, d, ux), uy));
+        }
+        return;
+    }
     for i in (0..out.len()).step_by(16) {
         let x = row_x16(row, i, lane);
         let (flx, cx) = split_small16(x);
