@@ -169,6 +169,41 @@ pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
             _mm512_mul_ps(dy, _mm512_permutexvar_ps(h, gy)),
         )
     };
+    if let Some(first) = row_cells_within_16(row, out.len()) {
+        // Per y, the gradients of the row's 16 cells, so that a sample's corner takes two
+        // permutes by its cell and no hash.
+        let x0 = _mm512_mullo_epi32(
+            _mm512_add_epi32(_mm512_set1_epi32(row.cell[0].wrapping_add(first)), lane),
+            prime_x,
+        );
+        let tables = |y: __m512i| {
+            let h = hash_finish16(_mm512_xor_si512(y, x0));
+            (_mm512_permutexvar_ps(h, gx), _mm512_permutexvar_ps(h, gy))
+        };
+        let (row0, row1) = (tables(y0), tables(y1));
+        let corner = |(tx, ty): (__m512, __m512), at: __m512i, dx: __m512, dy: __m512| {
+            _mm512_add_ps(
+                _mm512_mul_ps(dx, _mm512_permutexvar_ps(at, tx)),
+                _mm512_mul_ps(dy, _mm512_permutexvar_ps(at, ty)),
+            )
+        };
+        let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
+        for i in (0..out.len()).step_by(16) {
+            let x = row_x16(row, i, lane);
+            let (flx, cx) = split_small16(x);
+            let at0 = _mm512_sub_epi32(cx, first);
+            let at1 = _mm512_add_epi32(at0, next);
+            let fx0 = _mm512_sub_ps(x, flx);
+            let fx1 = _mm512_sub_ps(fx0, one);
+            let a = corner(row0, at0, fx0, fy0);
+            let b = corner(row0, at1, fx1, fy0);
+            let c = corner(row1, at0, fx0, fy1);
+            let d = corner(row1, at1, fx1, fy1);
+            let ux = fade16::<FADE>(fx0);
+            store16(out, i, lerp16(lerp16(a, b, ux), lerp16(c, d, ux), uy));
+        }
+        return;
+    }
     for i in (0..out.len()).step_by(16) {
         let x = row_x16(row, i, lane);
         let (flx, cx) = split_small16(x);
@@ -275,6 +310,57 @@ pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         let with_x = _mm512_test_epi32_mask(w, has_x);
         _mm512_mul_ps(_mm512_mask_add_ps(rest, with_x, sx, rest), inv_sqrt2)
     };
+    if let Some(first) = row_cells_within_16(row, out.len()) {
+        // Per (y, z) corner, the permuted x term and other terms of each of the row's 16
+        // cells, so that a sample's corner takes two permutes by its cell and no hash.
+        let x0 = _mm512_mullo_epi32(
+            _mm512_add_epi32(_mm512_set1_epi32(row.cell[0].wrapping_add(first)), lane),
+            prime_x,
+        );
+        let tables = |yz: __m512i, others: __m512| {
+            let h = hash_finish16(_mm512_xor_si512(yz, x0));
+            (
+                _mm512_permutexvar_epi32(h, x_terms),
+                _mm512_permutexvar_ps(h, others),
+            )
+        };
+        let cells = [
+            tables(h00, t00),
+            tables(h10, t10),
+            tables(h01, t01),
+            tables(h11, t11),
+        ];
+        let corner = |(w, rest): (__m512i, __m512), at: __m512i, dx: __m512| {
+            let w = _mm512_permutexvar_epi32(at, w);
+            let flip = _mm512_and_si512(w, sign);
+            let sx = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(dx), flip));
+            let rest = _mm512_permutexvar_ps(at, rest);
+            let with_x = _mm512_test_epi32_mask(w, has_x);
+            _mm512_mul_ps(_mm512_mask_add_ps(rest, with_x, sx, rest), inv_sqrt2)
+        };
+        let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
+        for i in (0..out.len()).step_by(16) {
+            let x = row_x16(row, i, lane);
+            let (flx, cx) = split_small16(x);
+            let at0 = _mm512_sub_epi32(cx, first);
+            let at1 = _mm512_add_epi32(at0, next);
+            let fx0 = _mm512_sub_ps(x, flx);
+            let fx1 = _mm512_sub_ps(fx0, one);
+            let ux = fade16::<FADE>(fx0);
+            let z0 = lerp16(
+                lerp16(corner(cells[0], at0, fx0), corner(cells[0], at1, fx1), ux),
+                lerp16(corner(cells[1], at0, fx0), corner(cells[1], at1, fx1), ux),
+                uy,
+            );
+            let z1 = lerp16(
+                lerp16(corner(cells[2], at0, fx0), corner(cells[2], at1, fx1), ux),
+                lerp16(corner(cells[3], at0, fx0), corner(cells[3], at1, fx1), ux),
+                uy,
+            );
+            store16(out, i, lerp16(z0, z1, uz));
+        }
+        return;
+    }
     for i in (0..out.len()).step_by(16) {
         let x = row_x16(row, i, lane);
         let (flx, cx) = split_small16(x);
