@@ -13,6 +13,7 @@ use crate::graph::{
     gradient_plan, octave_passes, plan_gradient_refusal, CombineUniform, Displacement,
     GenerateStage, NoiseGraph, Plan, StageKind, StageUniform, View,
 };
+use crate::query::PointQuery;
 
 /// Which path runs a bake.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -432,6 +433,32 @@ impl Executor {
         match self {
             Executor::Gpu(ctx) => ctx.run_stages(plan, view, options, which),
             Executor::Cpu => run_cpu_stages(plan, view, options, which),
+        }
+    }
+
+    /// The values of `node` (the graph's output when `None`) at `positions` (`dims`
+    /// coordinates per point; see [`crate::query`]), with gradients (`1 + dims` numbers per
+    /// point) when `gradient`: on the CPU path ([`PointQuery`]) or the GPU
+    /// ([`crate::gpu::GpuPointQuery`], positions uploaded and results read back).
+    pub fn sample_points(
+        &self,
+        graph: &NoiseGraph,
+        node: Option<&str>,
+        positions: &[f64],
+        gradient: bool,
+    ) -> Result<Vec<f32>> {
+        match self {
+            Executor::Gpu(ctx) => {
+                crate::gpu::GpuPointQuery::new(ctx.clone(), graph, node, gradient)?.run(positions)
+            }
+            Executor::Cpu => {
+                let query = PointQuery::new(graph, node)?;
+                if gradient {
+                    query.gradients(positions)
+                } else {
+                    query.values(positions)
+                }
+            }
         }
     }
 

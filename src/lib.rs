@@ -26,10 +26,12 @@
 //!   ([`CompiledGraph`], [`NodeParam`], [`TargetView`], [`DeviceRequirements`],
 //!   [`NormalMapPass`], [`AnalyticNormalPass`]) and the errors ([`Error`], [`Result`],
 //!   [`GraphErrors`], [`GraphIssue`], [`TargetProblem`], [`MissingLimit`]).
-//! - Modules: [`graph`] (nodes and plans), [`gpu`] (the GPU executor and the recordable
-//!   passes), [`engine`] (the CPU reference path and backend choice), [`curl`] (divergence-free
-//!   flows from gradients), [`parity`] (GPU
-//!   against CPU, stage by stage), [`presets`] (the embedded example graphs), and, behind
+//! - Modules: [`graph`] (nodes and plans), [`gpu`] (the GPU executor, the recordable
+//!   passes and GPU point queries), [`engine`] (the CPU reference path and backend choice),
+//!   [`curl`] (divergence-free flows from gradients), [`query`] (a node's value and gradient
+//!   at arbitrary points), [`wgsl_export`] (a node as a self-contained WGSL module for your
+//!   own shaders), [`parity`] (GPU against CPU, stage by stage), [`presets`] (the embedded
+//!   example graphs), and, behind
 //!   features, `export` (PNG, EXR and `.npy` writers) and `analysis` (statistics and power
 //!   spectra).
 //! - `cpu`, `family` and `tiling` are public only for the crate's own tests, benches and
@@ -69,8 +71,10 @@ pub mod graph;
 pub mod memory;
 pub mod parity;
 pub mod presets;
+pub mod query;
 #[doc(hidden)]
 pub mod tiling;
+pub mod wgsl_export;
 
 pub use engine::{Backend, Executor};
 pub use error::{Error, GraphErrors, GraphIssue, MissingLimit, Result, TargetProblem};

@@ -12,6 +12,10 @@ mod headless_bake;
 mod animate;
 
 #[allow(dead_code)]
+#[path = "../examples/vertex_displace.rs"]
+mod vertex_displace;
+
+#[allow(dead_code)]
 #[path = "../examples/flow_field.rs"]
 mod flow_field;
 
@@ -63,6 +67,54 @@ fn animate_writes_every_frame_at_its_time() {
     assert!(
         frames[0].1.max_abs_diff(&frames[3].1) > 1e-2,
         "time moves the field"
+    );
+}
+
+#[test]
+fn vertex_displace_renders_the_heights_the_point_query_gives() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let (device, queue) = vertex_displace::open_device().expect("an adapter");
+    let graph = vertex_displace::graph();
+    let vertices = vertex_displace::probe_vertices();
+    let displaced = vertex_displace::run(&device, &queue, &graph, &vertices).expect("render");
+    assert_eq!(displaced.probes.len(), vertices.len());
+    for p in &displaced.probes {
+        assert!(
+            (p.rendered - p.point_query).abs() <= noisegraph::parity::PARITY_TOLERANCE,
+            "{p:?}"
+        );
+    }
+    // Every pixel is a vertex of the mesh: all of them against the point query.
+    let grid = vertex_displace::GRID;
+    let positions: Vec<f64> = (0..grid)
+        .flat_map(|j| (0..grid).flat_map(move |i| [i, j]))
+        .map(|v| v as f64 * vertex_displace::SPACING)
+        .collect();
+    let cpu = noisegraph::query::PointQuery::new(&graph, None)
+        .unwrap()
+        .values(&positions)
+        .unwrap();
+    let worst = displaced
+        .rendered
+        .iter()
+        .zip(&cpu)
+        .map(|(r, c)| (r - c).abs())
+        .fold(
+            0f32,
+            |a, d| if d.is_nan() { f32::INFINITY } else { a.max(d) },
+        );
+    assert!(
+        worst <= noisegraph::parity::PARITY_TOLERANCE,
+        "worst {worst:e}"
+    );
+    let (lo, hi) = cpu
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(l, h), v| (l.min(*v), h.max(*v)));
+    assert!(
+        hi - lo > 0.3,
+        "the mesh is displaced, not flat ({lo}..{hi})"
     );
 }
 

@@ -873,28 +873,35 @@ fn points_samplers_equal_point_samplers_bit_for_bit() {
                 })
                 .collect();
             let big = (next() % 3) as i32 - 1;
-            let pts = SamplePoints {
-                cell: [
-                    big * 1_000_000 + (next() % 64) as i32,
-                    -((next() % 50_000) as i32),
-                    (next() % 9) as i32,
-                    0,
-                ],
-                local: [&local[0], &local[1], &local[2], &local[3]],
-                seed: next(),
-                period: u.octaves[0].period,
-            };
-            let mut out = vec![0.0f32; n];
-            for width in VectorWidth::supported() {
-                with_vector_width(width, || points(&pts, &mut out));
-                for (i, v) in out.iter().enumerate() {
-                    let expected = point(&pts.point(i));
-                    assert_eq!(
+            // Per-point cells (a point query's form) far apart, as well as the common cell.
+            let cells: Vec<Vec<i32>> = (0..4)
+                .map(|_| (0..n).map(|_| next() as i32 >> (next() % 32)).collect())
+                .collect();
+            for per_point in [false, true] {
+                let pts = SamplePoints {
+                    cell: [
+                        big * 1_000_000 + (next() % 64) as i32,
+                        -((next() % 50_000) as i32),
+                        (next() % 9) as i32,
+                        0,
+                    ],
+                    cells: per_point.then_some([&cells[0], &cells[1], &cells[2], &cells[3]]),
+                    local: [&local[0], &local[1], &local[2], &local[3]],
+                    seed: next(),
+                    period: u.octaves[0].period,
+                };
+                let mut out = vec![0.0f32; n];
+                for width in VectorWidth::supported() {
+                    with_vector_width(width, || points(&pts, &mut out));
+                    for (i, v) in out.iter().enumerate() {
+                        let expected = point(&pts.point(i));
+                        assert_eq!(
                         v.to_bits(),
                         expected.to_bits(),
-                        "{} {dims}D {extra} ({width}): point {i}: {v} against {expected}",
+                        "{} {dims}D {extra} (per-point cells: {per_point}, {width}): point {i}: {v} against {expected}",
                         family.name()
                     );
+                    }
                 }
             }
         }
@@ -990,8 +997,14 @@ fn gradient_row_and_points_samplers_equal_the_point_gradient_sampler_bit_for_bit
                             .collect()
                     })
                     .collect();
+                // Every other draw with per-point cells (a point query's form), far apart.
+                let cells: Vec<Vec<i32>> = (0..4)
+                    .map(|_| (0..n).map(|_| next() as i32 >> (next() % 32)).collect())
+                    .collect();
                 let pts = SamplePoints {
                     cell: [(next() % 64) as i32, -((next() % 50_000) as i32), 3, 0],
+                    cells: (next() % 2 == 0)
+                        .then_some([&cells[0], &cells[1], &cells[2], &cells[3]]),
                     local: [&local[0], &local[1], &local[2], &local[3]],
                     seed: next(),
                     period: u.octaves[0].period,

@@ -278,6 +278,7 @@ fn every_wgsl_file_validates_as_assembled() {
     covered.insert("stage.wgsl".into());
     covered.insert("combine.wgsl".into());
     covered.insert("normal_map.wgsl".into());
+    covered.extend(validate_export_helpers());
     for path in shader_paths() {
         if path.starts_with("lib/") {
             continue; // prepended to every assembled module
@@ -388,4 +389,30 @@ fn pass_of(partial: bool) -> OctavePass {
             finalize: false,
         }
     }
+}
+
+/// The helpers of exported modules (`shaders/export/`) with the library and the template
+/// declarations they call (`fractal_remap`, `combine_op`); returns the files covered.
+fn validate_export_helpers() -> Vec<String> {
+    let file = |p: &str| noisegraph::gpu::assemble::shader_file(p).expect("embedded");
+    let before_entry = |p: &str| {
+        let source = file(p);
+        source[..source.find("@compute").expect("an entry point")].to_string()
+    };
+    let mut module: String = shader_paths()
+        .filter(|p| p.starts_with("lib/"))
+        .map(file)
+        .collect::<Vec<_>>()
+        .join("\n");
+    module.push_str(&before_entry("stage.wgsl"));
+    module.push_str(&before_entry("combine.wgsl"));
+    let helpers: Vec<String> = shader_paths()
+        .filter(|p| p.starts_with("export/"))
+        .map(String::from)
+        .collect();
+    for path in &helpers {
+        module.push_str(file(path));
+    }
+    validate_wgsl(&module).unwrap_or_else(|e| panic!("export helpers:\n{e}"));
+    helpers
 }

@@ -10,7 +10,9 @@ mod info;
 mod job;
 mod parity;
 mod plot;
+mod sample;
 mod serve;
+mod wgsl;
 
 use clap::{Parser, Subcommand};
 
@@ -68,6 +70,12 @@ enum Command {
     /// A live preview playground in the browser: edit a graph with controls built from the
     /// engine's metadata and see each change rendered (http://127.0.0.1:8765/ by default).
     Serve(serve::ServeArgs),
+    /// A node's value (and gradient) at the positions of a .npy array (N, dims), written as
+    /// a float32 .npy of shape (N,) or (N, 1 + dims).
+    Sample(sample::SampleArgs),
+    /// A node as one self-contained WGSL module (fn NAME(p), NAME_precise(cell, local),
+    /// NAME_grad(p)) to paste into your own shaders.
+    Wgsl(wgsl::WgslArgs),
 }
 
 /// A failure with its exit code.
@@ -165,6 +173,8 @@ fn run(cli: Cli) -> i32 {
         Command::Parity(args) => parity::run(args),
         Command::Info => info::run().map(|()| 0),
         Command::Serve(args) => serve::run(args).map(|()| 0),
+        Command::Sample(args) => sample::run(args).map(|()| 0),
+        Command::Wgsl(args) => wgsl::run(args).map(|()| 0),
     };
     match result {
         Ok(code) => code,

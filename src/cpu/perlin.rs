@@ -474,31 +474,78 @@ pub fn perlin_points(
 }
 
 /// `perlin_points` with the improved gradients and no period: the constant 0 lets the
-/// lattice wrap fold away.
+/// lattice wrap fold away. The dimension is chosen outside the loop (a `match` inside it kept
+/// the loop scalar).
 #[inline(always)]
 fn perlin_points_lanes<const FADE: u32>(dims: u32, pts: &SamplePoints, out: &mut [f32]) {
-    pts.fill_vectorized(
-        out,
-        #[inline(always)]
-        |p| match dims {
-            2 => perlin_2d(
-                xy(p.cell),
-                xy(p.local),
-                p.seed,
-                [0; 2],
-                FADE,
-                GRADIENTS_IMPROVED,
-            ),
-            _ => perlin_3d(
-                xyz(p.cell),
-                xyz(p.local),
-                p.seed,
-                [0; 3],
-                FADE,
-                GRADIENTS_IMPROVED,
-            ),
-        },
-    )
+    if dims == 2 {
+        perlin_2d_points_lanes::<FADE>(pts, out)
+    } else {
+        pts.fill_vectorized(
+            out,
+            #[inline(always)]
+            |p| {
+                perlin_3d(
+                    xyz(p.cell),
+                    xyz(p.local),
+                    p.seed,
+                    [0; 3],
+                    FADE,
+                    GRADIENTS_IMPROVED,
+                )
+            },
+        )
+    }
+}
+
+/// `perlin_2d` with the improved gradients and no period at each point of `pts`, written
+/// lane by lane on plain scalars (as `perlin_2d_row_lanes`) so the loop vectorizes: over
+/// arrays of two, the compiler paired each sample's x and y work and left the loop scalar.
+/// `hash_2d` xors the seed hash and both coordinate products, so `(seed ^ y term) ^ x term`
+/// is the same number.
+#[inline(always)]
+fn perlin_2d_points_lanes<const FADE: u32>(pts: &SamplePoints, out: &mut [f32]) {
+    #[inline(always)]
+    fn sample<const FADE: u32>(x: f32, y: f32, cx: i32, cy: i32, seed: u32) -> f32 {
+        let flx = super::floor(x);
+        let fly = super::floor(y);
+        let ix = cx.wrapping_add(super::to_i32(flx));
+        let iy = cy.wrapping_add(super::to_i32(fly));
+        let fx = x - flx;
+        let fy = y - fly;
+        let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
+        let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
+        let y0 = seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
+        let y1 = seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y);
+        let a = perlin_grad_2d(hash_finish(y0 ^ x0), [fx, fy], GRADIENTS_IMPROVED);
+        let b = perlin_grad_2d(hash_finish(y0 ^ x1), [fx - 1.0, fy], GRADIENTS_IMPROVED);
+        let c = perlin_grad_2d(hash_finish(y1 ^ x0), [fx, fy - 1.0], GRADIENTS_IMPROVED);
+        let d = perlin_grad_2d(
+            hash_finish(y1 ^ x1),
+            [fx - 1.0, fy - 1.0],
+            GRADIENTS_IMPROVED,
+        );
+        let ux = fade(fx, FADE);
+        let uy = fade(fy, FADE);
+        lerp(lerp(a, b, ux), lerp(c, d, ux), uy)
+    }
+    let n = out.len();
+    let (x, y) = (&pts.local[0][..n], &pts.local[1][..n]);
+    let seed = pts.seed;
+    match pts.cells {
+        None => {
+            let [cx, cy, ..] = pts.cell;
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = sample::<FADE>(x[i], y[i], cx, cy, seed);
+            }
+        }
+        Some(cells) => {
+            let (cx, cy) = (&cells[0][..n], &cells[1][..n]);
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = sample::<FADE>(x[i], y[i], cx[i], cy[i], seed);
+            }
+        }
+    }
 }
 
 /// `perlin_2d_grad` or `perlin_3d_grad` (by `dims`) at one sample point: the family's point

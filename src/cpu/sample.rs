@@ -90,12 +90,17 @@ impl SampleRow {
 pub type RowSampler = Box<dyn Fn(&SampleRow, &mut [f32]) + Send + Sync>;
 
 /// Samples at positions given axis by axis (a warped stage's row, whose displaced positions
-/// are no longer evenly spaced): sample `i` is the [`SamplePoint`] with `local = [local[0][i],
-/// local[1][i], local[2][i], local[3][i]]`. Every slice is at least as long as the output.
+/// are no longer evenly spaced, or the points of a point query): sample `i` is the
+/// [`SamplePoint`] with `local = [local[0][i], local[1][i], local[2][i], local[3][i]]` and
+/// `cell` the common cell, or `[cells[0][i], ..]` when `cells` is given. Every slice is at
+/// least as long as the output.
 #[derive(Debug, Clone, Copy)]
 pub struct SamplePoints<'a> {
-    /// Integer lattice offset, as in [`SamplePoint::cell`].
+    /// Integer lattice offset of every sample, as in [`SamplePoint::cell`], unless `cells`.
     pub cell: [i32; 4],
+    /// Per-sample lattice offsets, one slice per axis, when the samples do not share a cell
+    /// (point queries split every position on its own, so far-apart points stay precise).
+    pub cells: Option<[&'a [i32]; 4]>,
     /// The positions relative to `cell`, one slice per axis.
     pub local: [&'a [f32]; 4],
     /// The octave's seed hash, as in [`SamplePoint::seed`].
@@ -109,7 +114,10 @@ impl SamplePoints<'_> {
     #[inline(always)]
     pub fn point(&self, i: usize) -> SamplePoint {
         SamplePoint {
-            cell: self.cell,
+            cell: match self.cells {
+                Some(cells) => cells.map(|axis| axis[i]),
+                None => self.cell,
+            },
             local: self.local.map(|axis| axis[i]),
             seed: self.seed,
             period: self.period,
@@ -122,22 +130,40 @@ impl SamplePoints<'_> {
     pub fn fill_vectorized(&self, out: &mut [f32], sample: impl Fn(&SamplePoint) -> f32) {
         let n = out.len();
         let local = self.local.map(|axis| &axis[..n]);
-        // `move`: the slices travel in the closure by value, so the loop sees them as fixed
+        // `move`: the slices travel in the closures by value, so the loops see them as fixed
         // (captured by reference, each store might have changed them: the loop did not
         // vectorize).
-        crate::cpu::vectorized(
-            #[inline(always)]
-            move || {
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = sample(&SamplePoint {
-                        cell: self.cell,
-                        local: [local[0][i], local[1][i], local[2][i], local[3][i]],
-                        seed: self.seed,
-                        period: self.period,
-                    });
-                }
-            },
-        )
+        match self.cells {
+            None => crate::cpu::vectorized(
+                #[inline(always)]
+                move || {
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = sample(&SamplePoint {
+                            cell: self.cell,
+                            local: [local[0][i], local[1][i], local[2][i], local[3][i]],
+                            seed: self.seed,
+                            period: self.period,
+                        });
+                    }
+                },
+            ),
+            Some(cells) => {
+                let cells = cells.map(|axis| &axis[..n]);
+                crate::cpu::vectorized(
+                    #[inline(always)]
+                    move || {
+                        for (i, o) in out.iter_mut().enumerate() {
+                            *o = sample(&SamplePoint {
+                                cell: [cells[0][i], cells[1][i], cells[2][i], cells[3][i]],
+                                local: [local[0][i], local[1][i], local[2][i], local[3][i]],
+                                seed: self.seed,
+                                period: self.period,
+                            });
+                        }
+                    },
+                )
+            }
+        }
     }
     /// Fills `out` with `sample` of each point, one by one (the cases a family does not
     /// vectorize).
@@ -252,17 +278,33 @@ impl GradSamples {
     ) {
         let n = self.len();
         let local = pts.local.map(|axis| &axis[..n]);
-        self.fill_vectorized(
-            #[inline(always)]
-            move |i| {
-                sample(&SamplePoint {
-                    cell: pts.cell,
-                    local: [local[0][i], local[1][i], local[2][i], local[3][i]],
-                    seed: pts.seed,
-                    period: pts.period,
-                })
-            },
-        )
+        match pts.cells {
+            None => self.fill_vectorized(
+                #[inline(always)]
+                move |i| {
+                    sample(&SamplePoint {
+                        cell: pts.cell,
+                        local: [local[0][i], local[1][i], local[2][i], local[3][i]],
+                        seed: pts.seed,
+                        period: pts.period,
+                    })
+                },
+            ),
+            Some(cells) => {
+                let cells = cells.map(|axis| &axis[..n]);
+                self.fill_vectorized(
+                    #[inline(always)]
+                    move |i| {
+                        sample(&SamplePoint {
+                            cell: [cells[0][i], cells[1][i], cells[2][i], cells[3][i]],
+                            local: [local[0][i], local[1][i], local[2][i], local[3][i]],
+                            seed: pts.seed,
+                            period: pts.period,
+                        })
+                    },
+                )
+            }
+        }
     }
     /// Fills every sample with `sample(i)`, one by one (the cases a family does not
     /// vectorize).

@@ -418,6 +418,7 @@ fn add_octave_points(
         octave_positions(o, at, line.len(), local);
         let row = SamplePoints {
             cell: o.cell,
+            cells: None,
             local: [&local[0], &local[1], &local[2], &local[3]],
             seed: o.seed,
             period: o.period,
@@ -675,6 +676,7 @@ pub fn run_generate_grad(
                     octave_positions(o, &at, n, local);
                     let pts = SamplePoints {
                         cell: o.cell,
+                        cells: None,
                         local: [&local[0], &local[1], &local[2], &local[3]],
                         seed: o.seed,
                         period: o.period,

@@ -265,17 +265,23 @@ pub fn value_points(dims: u32, pts: &SamplePoints, fade_kind: u32, out: &mut [f3
     super::vectorized_by_fade!(fade_kind, value_points_lanes(dims, pts, out))
 }
 
-/// `value_points` without a period: the constant 0 lets the lattice wrap fold away.
+/// `value_points` without a period: the constant 0 lets the lattice wrap fold away. The
+/// dimension is chosen outside the loop (a `match` inside it kept the loop scalar).
 #[inline(always)]
 fn value_points_lanes<const FADE: u32>(dims: u32, pts: &SamplePoints, out: &mut [f32]) {
-    pts.fill_vectorized(
-        out,
-        #[inline(always)]
-        |p| match dims {
-            2 => value_2d(xy(p.cell), xy(p.local), p.seed, [0; 2], FADE),
-            _ => value_3d(xyz(p.cell), xyz(p.local), p.seed, [0; 3], FADE),
-        },
-    )
+    if dims == 2 {
+        pts.fill_vectorized(
+            out,
+            #[inline(always)]
+            |p| value_2d(xy(p.cell), xy(p.local), p.seed, [0; 2], FADE),
+        )
+    } else {
+        pts.fill_vectorized(
+            out,
+            #[inline(always)]
+            |p| value_3d(xyz(p.cell), xyz(p.local), p.seed, [0; 3], FADE),
+        )
+    }
 }
 
 /// `value_2d_grad` or `value_3d_grad` (by `dims`) at one sample point: the family's point

@@ -249,6 +249,12 @@ pub trait Family: Send + Sync {
     ) -> ([i32; 4], [f32; 4]) {
         self.split_origin(dims, p, period)
     }
+    /// The lattice [`Family::split_origin_with`] splits positions on: [`Lattice::Cubic`] (the
+    /// default) or a linear map to lattice coordinates. The exported precise WGSL form
+    /// (`crate::wgsl_export`) multiplies an integer cell by frequency on it exactly.
+    fn lattice(&self, _dims: u32, _params: &FamilyParams) -> Lattice {
+        Lattice::Cubic
+    }
     /// The fraction of pixels allowed over the parity tolerance: 0 for a continuous field,
     /// a small documented fraction where the output has discontinuities (a square or sawtooth
     /// profile, cellular ties), at most 0.001.
@@ -259,6 +265,124 @@ pub trait Family: Send + Sync {
     fn validate(&self, _dims: u32, _params: &FamilyParams) -> Vec<(String, String)> {
         Vec::new()
     }
+}
+
+/// The lattice a family's cells are counted on (see [`Family::lattice`]); [`Lattice::split`]
+/// is the family's [`Family::split_origin_with`] (tested bit for bit for every family).
+// Two 4x4 matrices make `Linear` large, but a lattice is built once per node and copied
+// rarely, and `Copy` keeps it as easy to pass around as the numbers it describes.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Lattice {
+    /// Cells are the integer grid of the frequency-scaled position ([`split_cubic`]).
+    Cubic,
+    /// A simplex lattice: cells are the integer grid of `p + sum(p) * skew`, and `local` is
+    /// the remainder mapped back with `unskew` ([`split_skewed`]).
+    Skewed {
+        /// Skew factor.
+        skew: f64,
+        /// Unskew factor.
+        unskew: f64,
+    },
+    /// Cells are the integer grid of `to_lattice * p` (rows by output axis, the leading dims x
+    /// dims block used), and `local` is the remainder mapped back by `to_input`, its inverse
+    /// ([`split_linear`]).
+    Linear {
+        /// Input to lattice coordinates.
+        to_lattice: [[f64; 4]; 4],
+        /// Lattice to input coordinates (the inverse of `to_lattice`).
+        to_input: [[f64; 4]; 4],
+    },
+}
+
+impl Lattice {
+    /// A linear lattice from its input-to-lattice matrix (leading `dims` x `dims` block).
+    pub fn linear(to_lattice: [[f64; 4]; 4], dims: u32) -> Self {
+        Lattice::Linear {
+            to_lattice,
+            to_input: invert(to_lattice, dims as usize),
+        }
+    }
+    /// Splits a frequency-scaled position into a lattice cell and a local offset in input
+    /// space, as the family's [`Family::split_origin_with`] does.
+    pub fn split(&self, dims: u32, p: [f64; 4], period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
+        match *self {
+            Lattice::Cubic => split_cubic(dims, p, period),
+            Lattice::Skewed { skew, unskew } => split_skewed(dims, p, skew, unskew),
+            Lattice::Linear {
+                to_lattice,
+                to_input,
+            } => split_linear(dims as usize, p, to_lattice, to_input),
+        }
+    }
+    /// The input-to-lattice matrix in `dims` dimensions (the identity for a cubic lattice).
+    pub fn to_lattice(&self, dims: u32) -> [[f64; 4]; 4] {
+        match *self {
+            Lattice::Cubic => IDENTITY,
+            Lattice::Skewed { skew, .. } => ones_plus_identity(dims, skew),
+            Lattice::Linear { to_lattice, .. } => to_lattice,
+        }
+    }
+    /// The lattice-to-input matrix in `dims` dimensions (the identity for a cubic lattice).
+    pub fn to_input(&self, dims: u32) -> [[f64; 4]; 4] {
+        match *self {
+            Lattice::Cubic => IDENTITY,
+            Lattice::Skewed { unskew, .. } => ones_plus_identity(dims, -unskew),
+            Lattice::Linear { to_input, .. } => to_input,
+        }
+    }
+}
+
+/// The identity plus `c` in every entry of the leading dims x dims block.
+fn ones_plus_identity(dims: u32, c: f64) -> [[f64; 4]; 4] {
+    let n = dims as usize;
+    std::array::from_fn(|r| {
+        std::array::from_fn(|col| {
+            if r < n && col < n {
+                IDENTITY[r][col] + c
+            } else {
+                0.0
+            }
+        })
+    })
+}
+
+const IDENTITY: [[f64; 4]; 4] = [
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, 0.0],
+    [0.0, 0.0, 0.0, 1.0],
+];
+
+/// Gauss-Jordan inverse of the leading n x n block (the rest stays 0).
+pub fn invert(m: [[f64; 4]; 4], n: usize) -> [[f64; 4]; 4] {
+    let mut a = m;
+    let mut inv = [[0f64; 4]; 4];
+    for (i, row) in inv.iter_mut().enumerate().take(n) {
+        row[i] = 1.0;
+    }
+    for col in 0..n {
+        let pivot = (col..n)
+            .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
+            .unwrap_or(col);
+        a.swap(col, pivot);
+        inv.swap(col, pivot);
+        let d = a[col][col];
+        for c in 0..n {
+            a[col][c] /= d;
+            inv[col][c] /= d;
+        }
+        for r in 0..n {
+            if r != col {
+                let f = a[r][col];
+                for c in 0..n {
+                    a[r][c] -= f * a[col][c];
+                    inv[r][c] -= f * inv[col][c];
+                }
+            }
+        }
+    }
+    inv
 }
 
 /// Splits on the integer grid: cell = floor(p) (reduced modulo the period where one is
@@ -297,6 +421,39 @@ pub fn split_skewed(dims: u32, p: [f64; 4], skew: f64, unskew: f64) -> ([i32; 4]
         local[k] = (rem[k] - rsum * unskew) as f32;
     }
     (cell, local)
+}
+
+/// Splits with a linear lattice transform `m` (input to lattice coordinates, `inv` its
+/// inverse): the cell is the floor in lattice space, local the remainder mapped back to input
+/// space.
+pub fn split_linear(
+    n: usize,
+    p: [f64; 4],
+    m: [[f64; 4]; 4],
+    inv: [[f64; 4]; 4],
+) -> ([i32; 4], [f32; 4]) {
+    let s = mat_vec(&m, p, n);
+    let mut cell = [0i32; 4];
+    let mut rem = [0f64; 4];
+    for k in 0..n {
+        let fl = s[k].floor();
+        rem[k] = s[k] - fl;
+        cell[k] = wrap_to_i32(fl);
+    }
+    let back = mat_vec(&inv, rem, n);
+    let mut local = [0f32; 4];
+    for k in 0..n {
+        local[k] = back[k] as f32;
+    }
+    (cell, local)
+}
+
+fn mat_vec(m: &[[f64; 4]; 4], v: [f64; 4], n: usize) -> [f64; 4] {
+    let mut out = [0f64; 4];
+    for (r, o) in out.iter_mut().enumerate().take(n) {
+        *o = (0..n).map(|c| m[r][c] * v[c]).sum();
+    }
+    out
 }
 
 /// An integral f64 taken modulo 2^32 into i32, the wrap the integer hash assumes.

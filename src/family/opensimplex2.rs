@@ -6,7 +6,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::{
-    wrap_to_i32, xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, NoiseGrad, ParamKind,
+    xy, xyz, Family, FamilyParams, FamilyUniforms, GradSampler, Lattice, NoiseGrad, ParamKind,
     ParamSpec, Sampler,
 };
 use crate::cpu::opensimplex2::{
@@ -109,71 +109,11 @@ impl Family for OpenSimplex2 {
         p: [f64; 4],
         _period: [i32; 4],
     ) -> ([i32; 4], [f32; 4]) {
-        split_linear(
-            dims as usize,
-            p,
-            lattice_matrix(dims, params.choice("variant")),
-        )
+        self.lattice(dims, params).split(dims, p, [0; 4])
     }
-}
-
-/// Splits with a linear lattice transform `m` (input to lattice coordinates): the cell is the
-/// floor in lattice space, local the remainder mapped back to input space.
-fn split_linear(n: usize, p: [f64; 4], m: [[f64; 4]; 4]) -> ([i32; 4], [f32; 4]) {
-    let s = mat_vec(&m, p, n);
-    let mut cell = [0i32; 4];
-    let mut rem = [0f64; 4];
-    for k in 0..n {
-        let fl = s[k].floor();
-        rem[k] = s[k] - fl;
-        cell[k] = wrap_to_i32(fl);
+    fn lattice(&self, dims: u32, params: &FamilyParams) -> Lattice {
+        Lattice::linear(lattice_matrix(dims, params.choice("variant")), dims)
     }
-    let inv = invert(m, n);
-    let back = mat_vec(&inv, rem, n);
-    let mut local = [0f32; 4];
-    for k in 0..n {
-        local[k] = back[k] as f32;
-    }
-    (cell, local)
-}
-
-fn mat_vec(m: &[[f64; 4]; 4], v: [f64; 4], n: usize) -> [f64; 4] {
-    let mut out = [0f64; 4];
-    for (r, o) in out.iter_mut().enumerate().take(n) {
-        *o = (0..n).map(|c| m[r][c] * v[c]).sum();
-    }
-    out
-}
-
-/// Gauss-Jordan inverse of the leading n x n block.
-fn invert(m: [[f64; 4]; 4], n: usize) -> [[f64; 4]; 4] {
-    let mut a = m;
-    let mut inv = [[0f64; 4]; 4];
-    for (i, row) in inv.iter_mut().enumerate().take(n) {
-        row[i] = 1.0;
-    }
-    for col in 0..n {
-        let pivot = (col..n)
-            .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
-            .unwrap_or(col);
-        a.swap(col, pivot);
-        inv.swap(col, pivot);
-        let d = a[col][col];
-        for c in 0..n {
-            a[col][c] /= d;
-            inv[col][c] /= d;
-        }
-        for r in 0..n {
-            if r != col {
-                let f = a[r][col];
-                for c in 0..n {
-                    a[r][c] -= f * a[col][c];
-                    inv[r][c] -= f * inv[col][c];
-                }
-            }
-        }
-    }
-    inv
 }
 
 /// The input-to-lattice transform as a matrix (the kernel's os2_skew_4d / os2_rotate_3d /
@@ -524,6 +464,7 @@ const GRADIENTS_4D: [[f64; 4]; 160] = [
 mod tests {
     use super::*;
     use crate::cpu::opensimplex2::{OS2_SMOOTH, OS2_UNSKEW_2D, OS2_UNSKEW_4D_FAST};
+    use crate::family::{invert, split_linear};
 
     /// Input space to the frame the kernel measures distances in (lattice transform, then
     /// unskew) must be a rotation, or the noise would be stretched.
@@ -564,9 +505,12 @@ mod tests {
             for variant in [OS2_FAST, OS2_SMOOTH] {
                 let m = lattice_matrix(dims, variant);
                 let p = [1.0e6 + 0.3, -2.5e5 + 0.7, 3.0e5 + 0.1, -7.0e5 + 0.9];
-                let (cell, local) = split_linear(dims as usize, p, m);
-                let s = mat_vec(&m, p, dims as usize);
-                let l = mat_vec(&m, local.map(|v| v as f64), dims as usize);
+                let (cell, local) = split_linear(dims as usize, p, m, invert(m, dims as usize));
+                let apply = |v: [f64; 4]| -> [f64; 4] {
+                    std::array::from_fn(|r| (0..dims as usize).map(|c| m[r][c] * v[c]).sum())
+                };
+                let s = apply(p);
+                let l = apply(local.map(|v| v as f64));
                 for k in 0..dims as usize {
                     assert!(local[k].abs() < 4.0, "{dims}D local {local:?}");
                     let back = cell[k] as f64 + l[k];

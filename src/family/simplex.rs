@@ -2,7 +2,8 @@ use std::sync::Arc;
 
 use super::{
     split_skewed, xy, xyz, Family, FamilyParams, FamilyUniforms, GradPointsSampler, GradRowSampler,
-    GradSampler, ParamKind, ParamSpec, PointsSampler, RowSampler, SamplePoints, SampleRow, Sampler,
+    GradSampler, Lattice, ParamKind, ParamSpec, PointsSampler, RowSampler, SamplePoints, SampleRow,
+    Sampler,
 };
 use crate::cpu::simplex::{
     simplex_2d, simplex_2d_row, simplex_3d, simplex_3d_row, simplex_4d, simplex_4d_grad,
@@ -78,6 +79,10 @@ impl Family for Simplex {
     fn split_origin(&self, dims: u32, p: [f64; 4], _period: [i32; 4]) -> ([i32; 4], [f32; 4]) {
         let (skew, unskew) = simplex_factors(dims);
         split_skewed(dims, p, skew, unskew)
+    }
+    fn lattice(&self, dims: u32, _params: &FamilyParams) -> Lattice {
+        let (skew, unskew) = simplex_factors(dims);
+        Lattice::Skewed { skew, unskew }
     }
     fn cpu_row_sampler(
         &self,

@@ -24,7 +24,8 @@ pub fn shader_paths() -> impl Iterator<Item = &'static str> {
     SHADER_FILES.iter().map(|(p, _)| *p)
 }
 
-fn library() -> String {
+/// Every `shaders/lib/` file, in path order: the library every assembled module starts with.
+pub(crate) fn library() -> String {
     let mut s = String::new();
     for (path, source) in SHADER_FILES {
         if path.starts_with("lib/") {
@@ -135,33 +136,40 @@ fn sampler_function(
     Some(match form {
         FieldForm::Value => {
             let call = stage.family.wgsl_call(dims, params);
-            sampler_function_of(name, stage, uniform, &call, "f32")
+            sampler_function_of(name, stage, &format!("{uniform}.family"), &call, "f32")
         }
         FieldForm::Gradient => {
             let call = stage.family.wgsl_grad_call(dims, params)?;
-            sampler_function_of(name, stage, uniform, &call, "NoiseGrad")
+            sampler_function_of(
+                name,
+                stage,
+                &format!("{uniform}.family"),
+                &call,
+                "NoiseGrad",
+            )
         }
     })
 }
 
-/// [`sampler_function`] for any call of the family returning `ret`.
-fn sampler_function_of(
+/// [`sampler_function`] for any call of the family returning `ret`, its uniforms
+/// (`params.family` in the call) read from the expression `family`.
+pub(crate) fn sampler_function_of(
     name: &str,
     stage: &GenerateStage,
-    uniform: &str,
+    family: &str,
     call: &str,
     ret: &str,
 ) -> String {
     // Without a period the wrap is a compile-time no-op: lattice wrapping costs an integer
     // modulo per corner, which doubled the time of a Perlin dispatch on lavapipe.
-    sampler_function_text(name, stage.source.period.is_some(), uniform, call, ret)
+    sampler_function_text(name, stage.source.period.is_some(), family, call, ret)
 }
 
 /// The function text of [`sampler_function_of`]: `wraps` keeps the caller's period, else the
-/// period is the constant 0.
-fn sampler_function_text(name: &str, wraps: bool, uniform: &str, call: &str, ret: &str) -> String {
+/// period is the constant 0; `params.family` in the call reads `family`.
+fn sampler_function_text(name: &str, wraps: bool, family: &str, call: &str, ret: &str) -> String {
     let period = if wraps { "period_in" } else { "vec4<i32>(0)" };
-    let call = call.replace("params.family", &format!("{uniform}.family"));
+    let call = call.replace("params.family", family);
     format!(
         "fn {name}(cell: vec4<i32>, local: vec4<f32>, seed: u32, period_in: vec4<i32>) -> {ret} {{\n    let period = {period};\n    return {call};\n}}\n"
     )
@@ -623,7 +631,7 @@ pub const BINDING_GRADIENT: u32 = 2;
 
 /// The declarations of a template file (structs, constants, helpers): its text before the
 /// entry point, so another template can share them instead of repeating them.
-fn declarations(file: &str) -> &'static str {
+pub(crate) fn declarations(file: &str) -> &'static str {
     let source = shader_file(file).unwrap_or_else(|| panic!("{file} is embedded"));
     let end = source
         .find("@compute")
@@ -691,7 +699,7 @@ pub fn probe_source(
     s.push_str(&sampler_function_text(
         "probe_sample",
         true,
-        "params",
+        "params.family",
         &call,
         ret,
     ));

@@ -13,6 +13,7 @@ mod disk_cache;
 mod execute;
 mod normal_map;
 mod pipeline;
+mod points;
 mod pool;
 mod probe;
 mod readback;
@@ -30,6 +31,7 @@ pub use disk_cache::{PipelineCacheSave, PipelineCacheState};
 pub use execute::{GpuStageOutput, RunOptions, RunTimings, Specialize, SPECIALIZE_MIN_WORK};
 pub use normal_map::{normal_map_cpu, Border, NormalMapFormat, NormalMapOptions, NormalMapPass};
 pub use pipeline::{PipelineCache, MAX_SPECIALIZED};
+pub use points::{GpuPoint, GpuPointQuery};
 #[doc(hidden)]
 pub use probe::FamilyProbe;
 pub use requirements::DeviceRequirements;

@@ -319,6 +319,21 @@ pub const OCTAVE_SHIFT: [f64; 4] = [
     0.236_067_977_5,
 ];
 
+/// One axis of [`GenerateStage::sample_base`]: `position + slice + offset + fractal offset`
+/// (x and y have no slice coordinate, and adding it would not change their sums).
+#[inline(always)]
+pub fn sample_base_axis(position: f64, offsets: [f64; 3]) -> f64 {
+    position + offsets[0] + offsets[1] + offsets[2]
+}
+
+/// Octave `k`'s frequency-scaled position of a sample that starts at `base` (see
+/// [`GenerateStage::sample_base`]): `base * freq + OCTAVE_SHIFT * k`, in f64, before the
+/// family splits it into a lattice cell and a local offset.
+#[inline(always)]
+pub fn octave_position(base: [f64; 4], freq: [f64; 4], k: u32) -> [f64; 4] {
+    std::array::from_fn(|a| base[a] * freq[a] + OCTAVE_SHIFT[a] * k as f64)
+}
+
 /// Octave passes of a generate stage: (first octave, count). Octaves are split across
 /// passes when octaves x pixels exceed `budget`, so no single dispatch runs long enough to
 /// trip a GPU watchdog; each pass adds to the partial sum of the previous one. Internal: not
@@ -380,22 +395,50 @@ impl GenerateStage {
             .aux_data(self.dims(), &self.source.params, self.base_seed(graph_seed))
     }
 
+    /// The position a sample at input-space `position` (x, y, z, w) starts from: the position
+    /// plus the node's slice coordinates (z, w) and offsets, in f64. Both the grid's split of
+    /// a view's origin and a point query's split of each point start here.
+    pub fn sample_base(&self, position: [f64; 4]) -> [f64; 4] {
+        let offsets = self.base_offsets();
+        std::array::from_fn(|a| sample_base_axis(position[a], offsets[a]))
+    }
+    /// The numbers [`GenerateStage::sample_base`] adds to each axis, in order: the slice
+    /// coordinate (0 on x and y), the node's offset, the fractal's offset.
+    pub fn base_offsets(&self) -> [[f64; 3]; 4] {
+        let src = &self.source;
+        let fractal_offset = self.fractal.as_ref().map_or([0.0; 4], |f| f.offset);
+        let slice = [0.0, 0.0, src.z, src.w];
+        std::array::from_fn(|a| [slice[a], src.offset[a], fractal_offset[a]])
+    }
+    /// Octave `k`'s frequency per axis: the node's frequency times lacunarity^k.
+    pub fn octave_frequency(&self, k: u32) -> [f64; 4] {
+        let lacunarity = self.fractal.as_ref().map_or(1.0, |f| f.lacunarity);
+        let scale = lacunarity.powi(k as i32);
+        std::array::from_fn(|a| self.source.frequency[a] * scale)
+    }
+    /// Octave `k`'s lattice period in cells per axis (0 where the axis does not tile).
+    pub fn octave_period(&self, k: u32) -> [i32; 4] {
+        let lacunarity = self.fractal.as_ref().map_or(1.0, |f| f.lacunarity);
+        let scale = lacunarity.powi(k as i32);
+        let mut period = [0i32; 4];
+        if let Some(p) = self.source.period {
+            for a in 0..self.dims().min(4) as usize {
+                period[a] = (p[a] as f64 * scale).round().min(i32::MAX as f64) as i32;
+            }
+        }
+        period
+    }
     /// The uniforms for a view: per-octave lattice splits computed in f64 on the host.
     pub fn uniforms(&self, graph_seed: u32, view: &View) -> StageUniform {
         let dims = self.dims();
         let src = &self.source;
-        let (lacunarity, gain, kind) = match &self.fractal {
-            Some(f) => (f.lacunarity, f.gain, f.kind.code()),
-            None => (1.0, 1.0, 0),
+        let (gain, kind) = match &self.fractal {
+            Some(f) => (f.gain, f.kind.code()),
+            None => (1.0, 0),
         };
-        let fractal_offset = self.fractal.as_ref().map_or([0.0; 4], |f| f.offset);
         let seed = self.base_seed(graph_seed);
-        let base = [
-            view.origin[0] + src.offset[0] + fractal_offset[0],
-            view.origin[1] + src.offset[1] + fractal_offset[1],
-            view.origin[2] + src.z + src.offset[2] + fractal_offset[2],
-            src.w + src.offset[3] + fractal_offset[3],
-        ];
+        // The grid has no w axis: a 4D node's w is its own slice coordinate.
+        let base = self.sample_base([view.origin[0], view.origin[1], view.origin[2], 0.0]);
         let octaves = self.octave_count();
         let mut u = StageUniform::zeroed();
         u.size = [view.size[0], view.size[1], view.size[2], octaves];
@@ -405,18 +448,11 @@ impl GenerateStage {
         u.family = self.family.uniforms(dims, &src.params);
         let mut amp_sum = 0.0f64;
         for k in 0..octaves as usize {
-            let scale = lacunarity.powi(k as i32);
             let amp = gain.powi(k as i32);
             amp_sum += amp.abs();
-            let freq: [f64; 4] = std::array::from_fn(|a| src.frequency[a] * scale);
-            let mut period = [0i32; 4];
-            if let Some(p) = src.period {
-                for a in 0..dims.min(4) as usize {
-                    period[a] = (p[a] as f64 * scale).round().min(i32::MAX as f64) as i32;
-                }
-            }
-            let p: [f64; 4] =
-                std::array::from_fn(|a| base[a] * freq[a] + OCTAVE_SHIFT[a] * k as f64);
+            let freq = self.octave_frequency(k as u32);
+            let period = self.octave_period(k as u32);
+            let p = octave_position(base, freq, k as u32);
             let (cell, local) = self.family.split_origin_with(dims, &src.params, p, period);
             let mut step = [0f32; 4];
             let mut view_freq = [0f32; 4];

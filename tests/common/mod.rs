@@ -2,6 +2,8 @@
 //! both fields as images on failure, and small graph constructors.
 #![allow(dead_code)]
 
+pub mod catalog;
+
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
