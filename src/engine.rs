@@ -1,6 +1,7 @@
 //! Running a plan on either path: the GPU executor (`gpu`) or the CPU reference executor
 //! below, which runs the same stages with the same uniforms through the CPU twins.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use crate::cpu::stage::{DisplaceGradInput, DisplaceInput, GradSamplers};
@@ -74,8 +75,7 @@ pub fn run_cpu_stages(
     )?;
     let mut fields: Vec<Vec<f32>> = Vec::with_capacity(plan.stages.len());
     for stage in &plan.stages {
-        let mut out = zeroed_field(len)?;
-        match &stage.kind {
+        let out = match &stage.kind {
             StageKind::Generate(g) => {
                 let base = g.uniforms(plan.seed, view);
                 let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
@@ -125,25 +125,27 @@ pub fn run_cpu_stages(
                     .collect();
                 let passes =
                     octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
+                // Each pass writes a fresh field from the partial sum of the one before.
                 let mut partial: Option<Vec<f32>> = None;
                 for (i, &(first, count)) in passes.iter().enumerate() {
                     let mut u = base;
                     u.size[3] = count;
                     u.mode[1] = first;
                     u.mode[2] = u32::from(i == passes.len() - 1);
-                    crate::cpu::stage::run_generate(
-                        &u,
-                        &sampler,
-                        rows.as_ref(),
-                        points.as_ref(),
-                        &displace,
-                        partial.as_deref(),
-                        &mut out,
-                    );
-                    if i + 1 < passes.len() {
-                        partial = Some(out.clone());
-                    }
+                    let sum = written_field(len, |out| {
+                        crate::cpu::stage::run_generate(
+                            &u,
+                            &sampler,
+                            rows.as_ref(),
+                            points.as_ref(),
+                            &displace,
+                            partial.as_deref(),
+                            out,
+                        )
+                    })?;
+                    partial = Some(sum);
                 }
+                partial.expect("a stage has at least one octave pass")
             }
             StageKind::Combine { op, inputs } => {
                 let (code, constants) = op.code_and_constants();
@@ -153,9 +155,9 @@ pub fn run_cpu_stages(
                     constants,
                 };
                 let ins: Vec<&[f32]> = inputs.iter().map(|&i| fields[i].as_slice()).collect();
-                crate::cpu::stage::run_combine(&u, &ins, &mut out);
+                written_field(len, |out| crate::cpu::stage::run_combine(&u, &ins, out))?
             }
-        }
+        };
         fields.push(out);
     }
     // Each requested field is moved out at its last mention in `which` and copied before.
@@ -173,14 +175,20 @@ pub fn run_cpu_stages(
         .collect())
 }
 
-/// A field of `len` zeros (see [`crate::field::zeroed_samples`]), or an error when the
-/// allocation fails.
-fn zeroed_field(len: usize) -> Result<Vec<f32>> {
-    crate::field::zeroed_samples(len).ok_or_else(|| {
+/// A field of `len` samples, each written by `write` (`run_generate` or `run_combine`, which
+/// write every sample of the memory they are given and read none of it), without clearing the
+/// memory first (see [`crate::field::samples_capacity`]); an error when the allocation fails.
+fn written_field(len: usize, write: impl FnOnce(&mut [MaybeUninit<f32>])) -> Result<Vec<f32>> {
+    let mut data = crate::field::samples_capacity(len).ok_or_else(|| {
         Error::Limit(format!(
             "size: could not allocate a field of {len} samples on the CPU path"
         ))
-    })
+    })?;
+    write(&mut data.spare_capacity_mut()[..len]);
+    // SAFETY: the capacity is at least `len`, and `write` (one of the two stage runners, both
+    // of which write every element they are given) has initialized the first `len` samples.
+    unsafe { data.set_len(len) };
+    Ok(data)
 }
 
 /// Runs `plan` on the CPU and returns its target field.

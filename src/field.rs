@@ -16,26 +16,16 @@ pub struct Field {
 /// Fields of at least this many samples (4 MiB) ask the OS for huge pages.
 const HUGE_PAGE_SAMPLES: usize = 1 << 20;
 
-/// `len` zeroed samples for a field that is about to be written in full. On Linux a large
-/// buffer is marked for transparent huge pages: a fresh 16 MiB field then costs 8 page faults
-/// instead of 4096, which were a fifth of a one-octave 2048x2048 bake on the CPU path. The
-/// advice is only a hint (ignored where huge pages are off). `None` when the allocation
-/// fails (so that the caller can report it, not abort).
-pub fn zeroed_samples(len: usize) -> Option<Vec<f32>> {
-    if len == 0 {
-        return Some(Vec::new());
-    }
-    // `vec![0.0; len]` without the abort: zeroed memory from the allocator (fresh pages from
-    // the OS are not written twice), as a Vec would allocate it.
-    let layout = std::alloc::Layout::array::<f32>(len).ok()?;
-    // SAFETY: the layout's size is not zero (len > 0).
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<f32>();
-    if ptr.is_null() {
-        return None;
-    }
-    // SAFETY: `ptr` comes from the global allocator with the layout of `len` f32s, whose
-    // all-zero bits are 0.0, so all `len` are initialized.
-    let data = unsafe { Vec::from_raw_parts(ptr, len, len) };
+/// Room for `len` samples of a field that is about to be written in full: an empty `Vec`
+/// with that capacity, not zeroed (a freed block the allocator hands back is not cleared
+/// again, and fresh pages are cleared by the OS on first write only). On Linux a large buffer
+/// is marked for transparent huge pages: a fresh 16 MiB field then costs 8 page faults instead
+/// of 4096, which were a fifth of a one-octave 2048x2048 bake on the CPU path. The advice is
+/// only a hint (ignored where huge pages are off). `None` when the allocation fails (so that
+/// the caller can report it, not abort).
+pub fn samples_capacity(len: usize) -> Option<Vec<f32>> {
+    let mut data = Vec::new();
+    data.try_reserve_exact(len).ok()?;
     #[cfg(target_os = "linux")]
     if len >= HUGE_PAGE_SAMPLES {
         // The whole 2 MiB pages inside the buffer: a fresh allocation this large is its own

@@ -84,6 +84,17 @@ pub(super) fn split_small16(x: __m512) -> (__m512, __m512i) {
     }
 }
 
+/// For a row whose x coordinates are below 2^23 in magnitude (`SampleRow::x_is_small`): the
+/// split cell of its lowest x (`split_cell`'s integer, before the row's cell is added) when
+/// every sample's cell and the next one lie within 16 cells from it, so that per-cell tables
+/// of 16 lanes hold every corner (x is monotonic along such a row, so the ends decide).
+fn row_cells_within_16(row: &SampleRow, n: usize) -> Option<i32> {
+    let last = n.checked_sub(1)?;
+    let cell = |i: usize| super::split_cell::<true>(row.x_at(i)).1;
+    let (a, b) = (cell(0), cell(last));
+    (a.abs_diff(b) <= 14).then_some(a.min(b))
+}
+
 /// Writes `v` to `out[i..]`, whole or its first `out.len() - i` lanes.
 #[inline(always)]
 pub(super) fn store16(out: &mut [f32], i: usize, v: __m512) {
@@ -158,6 +169,41 @@ pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
             _mm512_mul_ps(dy, _mm512_permutexvar_ps(h, gy)),
         )
     };
+    if let Some(first) = row_cells_within_16(row, out.len()) {
+        // Per y, the gradients of the row's 16 cells, so that a sample's corner takes two
+        // permutes by its cell and no hash.
+        let x0 = _mm512_mullo_epi32(
+            _mm512_add_epi32(_mm512_set1_epi32(row.cell[0].wrapping_add(first)), lane),
+            prime_x,
+        );
+        let tables = |y: __m512i| {
+            let h = hash_finish16(_mm512_xor_si512(y, x0));
+            (_mm512_permutexvar_ps(h, gx), _mm512_permutexvar_ps(h, gy))
+        };
+        let (row0, row1) = (tables(y0), tables(y1));
+        let corner = |(tx, ty): (__m512, __m512), at: __m512i, dx: __m512, dy: __m512| {
+            _mm512_add_ps(
+                _mm512_mul_ps(dx, _mm512_permutexvar_ps(at, tx)),
+                _mm512_mul_ps(dy, _mm512_permutexvar_ps(at, ty)),
+            )
+        };
+        let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
+        for i in (0..out.len()).step_by(16) {
+            let x = row_x16(row, i, lane);
+            let (flx, cx) = split_small16(x);
+            let at0 = _mm512_sub_epi32(cx, first);
+            let at1 = _mm512_add_epi32(at0, next);
+            let fx0 = _mm512_sub_ps(x, flx);
+            let fx1 = _mm512_sub_ps(fx0, one);
+            let a = corner(row0, at0, fx0, fy0);
+            let b = corner(row0, at1, fx1, fy0);
+            let c = corner(row1, at0, fx0, fy1);
+            let d = corner(row1, at1, fx1, fy1);
+            let ux = fade16::<FADE>(fx0);
+            store16(out, i, lerp16(lerp16(a, b, ux), lerp16(c, d, ux), uy));
+        }
+        return;
+    }
     for i in (0..out.len()).step_by(16) {
         let x = row_x16(row, i, lane);
         let (flx, cx) = split_small16(x);
@@ -264,6 +310,57 @@ pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         let with_x = _mm512_test_epi32_mask(w, has_x);
         _mm512_mul_ps(_mm512_mask_add_ps(rest, with_x, sx, rest), inv_sqrt2)
     };
+    if let Some(first) = row_cells_within_16(row, out.len()) {
+        // Per (y, z) corner, the permuted x term and other terms of each of the row's 16
+        // cells, so that a sample's corner takes two permutes by its cell and no hash.
+        let x0 = _mm512_mullo_epi32(
+            _mm512_add_epi32(_mm512_set1_epi32(row.cell[0].wrapping_add(first)), lane),
+            prime_x,
+        );
+        let tables = |yz: __m512i, others: __m512| {
+            let h = hash_finish16(_mm512_xor_si512(yz, x0));
+            (
+                _mm512_permutexvar_epi32(h, x_terms),
+                _mm512_permutexvar_ps(h, others),
+            )
+        };
+        let cells = [
+            tables(h00, t00),
+            tables(h10, t10),
+            tables(h01, t01),
+            tables(h11, t11),
+        ];
+        let corner = |(w, rest): (__m512i, __m512), at: __m512i, dx: __m512| {
+            let w = _mm512_permutexvar_epi32(at, w);
+            let flip = _mm512_and_si512(w, sign);
+            let sx = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(dx), flip));
+            let rest = _mm512_permutexvar_ps(at, rest);
+            let with_x = _mm512_test_epi32_mask(w, has_x);
+            _mm512_mul_ps(_mm512_mask_add_ps(rest, with_x, sx, rest), inv_sqrt2)
+        };
+        let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
+        for i in (0..out.len()).step_by(16) {
+            let x = row_x16(row, i, lane);
+            let (flx, cx) = split_small16(x);
+            let at0 = _mm512_sub_epi32(cx, first);
+            let at1 = _mm512_add_epi32(at0, next);
+            let fx0 = _mm512_sub_ps(x, flx);
+            let fx1 = _mm512_sub_ps(fx0, one);
+            let ux = fade16::<FADE>(fx0);
+            let z0 = lerp16(
+                lerp16(corner(cells[0], at0, fx0), corner(cells[0], at1, fx1), ux),
+                lerp16(corner(cells[1], at0, fx0), corner(cells[1], at1, fx1), ux),
+                uy,
+            );
+            let z1 = lerp16(
+                lerp16(corner(cells[2], at0, fx0), corner(cells[2], at1, fx1), ux),
+                lerp16(corner(cells[3], at0, fx0), corner(cells[3], at1, fx1), ux),
+                uy,
+            );
+            store16(out, i, lerp16(z0, z1, uz));
+        }
+        return;
+    }
     for i in (0..out.len()).step_by(16) {
         let x = row_x16(row, i, lane);
         let (flx, cx) = split_small16(x);
@@ -284,5 +381,168 @@ pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
             uy,
         );
         store16(out, i, lerp16(z0, z1, uz));
+    }
+}
+
+/// Whether `simplex_2d_row_small` may take `row` of `n` samples: the pixel index does not wrap
+/// and both skewed coordinates `local + (x + y) * F2` are below 2^23 in magnitude at its two
+/// ends, hence at every sample (they are monotonic in x, rounding being monotonic), so each
+/// floor is the rounding instruction's and its cell fits a truncation.
+pub fn simplex_2d_row_is_small(row: &SampleRow, n: usize) -> bool {
+    use super::simplex::SIMPLEX_F2;
+    let Some(last) = n.checked_sub(1) else {
+        return true;
+    };
+    let small = |x: f32| {
+        let s = (x + row.local[1]) * SIMPLEX_F2;
+        (x + s).abs() < super::SMALL_COORDINATE
+            && (row.local[1] + s).abs() < super::SMALL_COORDINATE
+    };
+    u32::try_from(last).is_ok_and(|l| row.first_x.checked_add(l).is_some())
+        && small(row.x_at(0))
+        && small(row.x_at(last))
+}
+
+/// `simplex_2d` along a row for which [`simplex_2d_row_is_small`] holds: the twin's operations
+/// in its order on 16 samples at a time. The three corners' hashes share two multiplies (the
+/// products of the next cell are the first cell's plus the prime, exactly, in wrapping
+/// arithmetic), and each gradient is picked by a permute from Perlin's table (the same two
+/// products as the twin's selects, see `perlin_2d_row_small`).
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
+pub fn simplex_2d_row_small(row: &SampleRow, out: &mut [f32]) {
+    use super::simplex::{SIMPLEX_F2, SIMPLEX_G2, SIMPLEX_R2, SIMPLEX_SCALE_2D};
+    // SAFETY: the tables are 16 floats each.
+    let (gx, gy) = unsafe {
+        (
+            _mm512_loadu_ps(PERLIN_GRADIENTS_2D.0.as_ptr()),
+            _mm512_loadu_ps(PERLIN_GRADIENTS_2D.1.as_ptr()),
+        )
+    };
+    let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let (cell_x, cell_y) = (
+        _mm512_set1_epi32(row.cell[0]),
+        _mm512_set1_epi32(row.cell[1]),
+    );
+    let prime_x = _mm512_set1_epi32(HASH_PRIME_X as i32);
+    let prime_y = _mm512_set1_epi32(HASH_PRIME_Y as i32);
+    let seed = _mm512_set1_epi32(row.seed as i32);
+    let y = _mm512_set1_ps(row.local[1]);
+    let (f2, g2) = (_mm512_set1_ps(SIMPLEX_F2), _mm512_set1_ps(SIMPLEX_G2));
+    let c2 = _mm512_set1_ps(1.0 - 2.0 * SIMPLEX_G2);
+    let (r2, zero, one) = (
+        _mm512_set1_ps(SIMPLEX_R2),
+        _mm512_setzero_ps(),
+        _mm512_set1_ps(1.0),
+    );
+    let scale = _mm512_set1_ps(SIMPLEX_SCALE_2D);
+    // `simplex_corner_2d`: (r^2 - |d|^2)^4 (at least 0) times the gradient dotted with d.
+    let corner = |dx: __m512, dy: __m512, xh: __m512i, yh: __m512i| {
+        let h = hash_finish16(_mm512_xor_si512(_mm512_xor_si512(seed, xh), yh));
+        let t = _mm512_max_ps(
+            _mm512_sub_ps(
+                r2,
+                _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
+            ),
+            zero,
+        );
+        let t2 = _mm512_mul_ps(t, t);
+        let g = _mm512_add_ps(
+            _mm512_mul_ps(dx, _mm512_permutexvar_ps(h, gx)),
+            _mm512_mul_ps(dy, _mm512_permutexvar_ps(h, gy)),
+        );
+        _mm512_mul_ps(_mm512_mul_ps(t2, t2), g)
+    };
+    for i in (0..out.len()).step_by(16) {
+        let x = row_x16(row, i, lane);
+        let s = _mm512_mul_ps(_mm512_add_ps(x, y), f2);
+        let (flx, cx) = split_small16(_mm512_add_ps(x, s));
+        let (fly, cy) = split_small16(_mm512_add_ps(y, s));
+        let t = _mm512_mul_ps(_mm512_add_ps(flx, fly), g2);
+        let d0x = _mm512_sub_ps(x, _mm512_sub_ps(flx, t));
+        let d0y = _mm512_sub_ps(y, _mm512_sub_ps(fly, t));
+        // o = [1, 0] where d0.x > d0.y, else [0, 1].
+        let x_first = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(d0x, d0y);
+        let ox = _mm512_mask_blend_ps(x_first, zero, one);
+        let oy = _mm512_mask_blend_ps(x_first, one, zero);
+        let d1x = _mm512_add_ps(_mm512_sub_ps(d0x, ox), g2);
+        let d1y = _mm512_add_ps(_mm512_sub_ps(d0y, oy), g2);
+        let d2x = _mm512_sub_ps(d0x, c2);
+        let d2y = _mm512_sub_ps(d0y, c2);
+        let xh0 = _mm512_mullo_epi32(_mm512_add_epi32(cell_x, cx), prime_x);
+        let yh0 = _mm512_mullo_epi32(_mm512_add_epi32(cell_y, cy), prime_y);
+        let xh2 = _mm512_add_epi32(xh0, prime_x);
+        let yh2 = _mm512_add_epi32(yh0, prime_y);
+        let xh1 = _mm512_mask_blend_epi32(x_first, xh0, xh2);
+        let yh1 = _mm512_mask_blend_epi32(x_first, yh2, yh0);
+        let n0 = corner(d0x, d0y, xh0, yh0);
+        let n1 = corner(d1x, d1y, xh1, yh1);
+        let n2 = corner(d2x, d2y, xh2, yh2);
+        store16(
+            out,
+            i,
+            _mm512_mul_ps(scale, _mm512_add_ps(_mm512_add_ps(n0, n1), n2)),
+        );
+    }
+}
+
+/// `value_2d_row_lanes` (no period) for a row whose x coordinates are all below 2^23 in
+/// magnitude (`SampleRow::x_is_small`): the twin's operations in its order on 16 samples at a
+/// time, the next cell's x product from the first one's plus the prime (exact in wrapping
+/// arithmetic) and `hash_to_signed` with the signed conversion (its 24 bits fit).
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
+pub fn value_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+    let fly = super::floor(row.local[1]);
+    let iy = row.cell[1].wrapping_add(super::to_i32(fly));
+    let uy = _mm512_set1_ps(fade(row.local[1] - fly, FADE));
+    let y0 = _mm512_set1_epi32((row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y)) as i32);
+    let y1 = _mm512_set1_epi32(
+        (row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y)) as i32,
+    );
+    let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let cell_x = _mm512_set1_epi32(row.cell[0]);
+    let prime_x = _mm512_set1_epi32(HASH_PRIME_X as i32);
+    let unit = _mm512_set1_ps(2.0 / 16777215.0);
+    let one = _mm512_set1_ps(1.0);
+    // `hash_to_signed(hash_finish(v))`.
+    let corner = |v: __m512i| {
+        let h = _mm512_srli_epi32::<8>(hash_finish16(v));
+        _mm512_sub_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(h), unit), one)
+    };
+    if let Some(first) = row_cells_within_16(row, out.len()) {
+        // Every corner's value from two tables of the row's 16 cells, one per y.
+        let x0 = _mm512_mullo_epi32(
+            _mm512_add_epi32(_mm512_set1_epi32(row.cell[0].wrapping_add(first)), lane),
+            prime_x,
+        );
+        let (row0, row1) = (
+            corner(_mm512_xor_si512(y0, x0)),
+            corner(_mm512_xor_si512(y1, x0)),
+        );
+        let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
+        for i in (0..out.len()).step_by(16) {
+            let x = row_x16(row, i, lane);
+            let (flx, cx) = split_small16(x);
+            let at0 = _mm512_sub_epi32(cx, first);
+            let at1 = _mm512_add_epi32(at0, next);
+            let a = _mm512_permutexvar_ps(at0, row0);
+            let b = _mm512_permutexvar_ps(at1, row0);
+            let c = _mm512_permutexvar_ps(at0, row1);
+            let d = _mm512_permutexvar_ps(at1, row1);
+            let ux = fade16::<FADE>(_mm512_sub_ps(x, flx));
+            store16(out, i, lerp16(lerp16(a, b, ux), lerp16(c, d, ux), uy));
+        }
+        return;
+    }
+    for i in (0..out.len()).step_by(16) {
+        let x = row_x16(row, i, lane);
+        let (flx, cx) = split_small16(x);
+        let x0 = _mm512_mullo_epi32(_mm512_add_epi32(cell_x, cx), prime_x);
+        let x1 = _mm512_add_epi32(x0, prime_x);
+        let a = corner(_mm512_xor_si512(y0, x0));
+        let b = corner(_mm512_xor_si512(y0, x1));
+        let c = corner(_mm512_xor_si512(y1, x0));
+        let d = corner(_mm512_xor_si512(y1, x1));
+        let ux = fade16::<FADE>(_mm512_sub_ps(x, flx));
+        store16(out, i, lerp16(lerp16(a, b, ux), lerp16(c, d, ux), uy));
     }
 }

@@ -522,6 +522,7 @@ struct Visit {
 
 /// The visits of the 3x3 search from x cell `ix` of a row at y cell `iy`, offset `fy`, in
 /// the point search's order (y outer, x inner).
+#[inline(always)]
 fn cellular_2d_visits(ix: i32, iy: i32, fy: f32, seed: u32, jitter: f32) -> [Visit; 9] {
     std::array::from_fn(|j| {
         let (dx, dy) = (j as i32 % 3 - 1, j as i32 / 3 - 1);
@@ -538,6 +539,7 @@ fn cellular_2d_visits(ix: i32, iy: i32, fy: f32, seed: u32, jitter: f32) -> [Vis
 
 /// The visits of the 3x3x3 search from x cell `ix` of a row at cells `iy`, `iz`, offsets
 /// `fy`, `fz`, in the point search's order (z, then y, then x).
+#[inline(always)]
 fn cellular_3d_visits(
     ix: i32,
     [iy, iz]: [i32; 2],
@@ -593,9 +595,11 @@ fn cellular_block_lanes<const METRIC: u32, const N: usize, const TWO_CELLS: bool
 
 /// Runs the search for samples `first..first + out.len()` of `row` in blocks of [`BLOCK`]:
 /// a block whose samples lie in at most two x cells takes the block search with the visits
-/// of those cells (`visits(ix)`, kept for the next block), others `per_sample`. Both
+/// of those cells (`visits(ix)`, kept in `kept` for the next block and the next call on the
+/// same row), others `per_sample`. Both
 /// closures run inside the caller's vectorized loop: `per_sample` must be
 /// `#[inline(always)]`, or it is compiled on its own for the baseline.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn cellular_blocks<const METRIC: u32, const N: usize>(
     row: &SampleRow,
@@ -603,10 +607,10 @@ fn cellular_blocks<const METRIC: u32, const N: usize>(
     ret: u32,
     out: &mut [f32],
     deciding: &mut [f32],
+    kept: &mut Option<(i32, [Visit; N])>,
     visits: impl Fn(i32) -> [Visit; N],
     per_sample: impl Fn(usize, &mut [f32], &mut [f32]),
 ) {
-    let mut kept: Option<(i32, [Visit; N])> = None;
     for (b, (out, deciding)) in out
         .chunks_mut(BLOCK)
         .zip(deciding.chunks_mut(BLOCK))
@@ -630,11 +634,11 @@ fn cellular_blocks<const METRIC: u32, const N: usize>(
             per_sample(start, out, deciding);
             continue;
         }
-        let mut cell = |i: i32| match kept {
+        let mut cell = |i: i32| match *kept {
             Some((k, v)) if k == i => v,
             _ => {
                 let v = visits(i);
-                kept = Some((i, v));
+                *kept = Some((i, v));
                 v
             }
         };
@@ -648,8 +652,15 @@ fn cellular_blocks<const METRIC: u32, const N: usize>(
             let vb = cell(ib);
             cellular_block_lanes::<METRIC, N, true>(&fx, &use_a, [&va, &vb], ret)
         };
-        out.copy_from_slice(&o[..n]);
-        deciding.copy_from_slice(&d[..n]);
+        // Whole blocks as arrays: a copy of a length known only at run time is a call.
+        match <&mut [f32; BLOCK]>::try_from(&mut *out) {
+            Ok(whole) => *whole = o,
+            Err(_) => out.copy_from_slice(&o[..n]),
+        }
+        match <&mut [f32; BLOCK]>::try_from(&mut *deciding) {
+            Ok(whole) => *whole = d,
+            Err(_) => deciding.copy_from_slice(&d[..n]),
+        }
     }
 }
 
@@ -663,6 +674,7 @@ fn cellular_2d_inner_lanes<const METRIC: u32>(
     jitter: f32,
     out: &mut [f32],
     deciding: &mut [f32],
+    kept: &mut Option<(i32, [Visit; 9])>,
 ) {
     let fly = super::floor(row.local[1]);
     let iy = row.cell[1].wrapping_add(super::to_i32(fly));
@@ -673,6 +685,8 @@ fn cellular_2d_inner_lanes<const METRIC: u32>(
         ret,
         out,
         deciding,
+        kept,
+        #[inline(always)]
         |ix| cellular_2d_visits(ix, iy, fy, row.seed, jitter),
         #[inline(always)]
         |start, out, deciding| {
@@ -691,6 +705,7 @@ fn cellular_3d_inner_lanes<const METRIC: u32>(
     jitter: f32,
     out: &mut [f32],
     deciding: &mut [f32],
+    kept: &mut Option<(i32, [Visit; 27])>,
 ) {
     let fl = [1, 2].map(|k| super::floor(row.local[k]));
     let cells = [1, 2].map(|k| row.cell[k].wrapping_add(super::to_i32(fl[k - 1])));
@@ -701,6 +716,8 @@ fn cellular_3d_inner_lanes<const METRIC: u32>(
         ret,
         out,
         deciding,
+        kept,
+        #[inline(always)]
         |ix| cellular_3d_visits(ix, cells, offsets, row.seed, jitter),
         #[inline(always)]
         |start, out, deciding| {
@@ -723,6 +740,8 @@ pub fn cellular_2d_row(row: &SampleRow, ret: u32, metric: u32, jitter: f32, out:
             jitter,
         )
     };
+    // The visits of the last x cell searched, kept from one chunk of the row to the next.
+    let mut kept = None;
     cellular_row(
         row,
         metric,
@@ -732,7 +751,7 @@ pub fn cellular_2d_row(row: &SampleRow, ret: u32, metric: u32, jitter: f32, out:
         |m, first, chunk, deciding| {
             by_metric!(
                 m,
-                cellular_2d_inner_lanes(row, first, ret, jitter, chunk, deciding)
+                cellular_2d_inner_lanes(row, first, ret, jitter, chunk, deciding, &mut kept)
             )
         },
     );
@@ -751,6 +770,8 @@ pub fn cellular_3d_row(row: &SampleRow, ret: u32, metric: u32, jitter: f32, out:
             jitter,
         )
     };
+    // The visits of the last x cell searched, kept from one chunk of the row to the next.
+    let mut kept = None;
     cellular_row(
         row,
         metric,
@@ -760,7 +781,7 @@ pub fn cellular_3d_row(row: &SampleRow, ret: u32, metric: u32, jitter: f32, out:
         |m, first, chunk, deciding| {
             by_metric!(
                 m,
-                cellular_3d_inner_lanes(row, first, ret, jitter, chunk, deciding)
+                cellular_3d_inner_lanes(row, first, ret, jitter, chunk, deciding, &mut kept)
             )
         },
     );
@@ -800,7 +821,7 @@ fn cellular_row(
     jitter: f32,
     out: &mut [f32],
     point: impl Fn(&SamplePoint) -> f32,
-    inner: impl Fn(u32, usize, &mut [f32], &mut [f32]),
+    mut inner: impl FnMut(u32, usize, &mut [f32], &mut [f32]),
 ) {
     if row.period.iter().any(|&p| p != 0) || metric > METRIC_CHEBYSHEV {
         row.fill_pointwise(out, point);
@@ -812,6 +833,11 @@ fn cellular_row(
         let first = c * ROW_CHUNK;
         let deciding = &mut deciding[..chunk.len()];
         inner(metric, first, chunk, deciding);
+        // Checked first in a loop without branches (`any` stops early, so it does not
+        // vectorize): most chunks have nothing to redo.
+        if !deciding.iter().fold(false, |redo, &d| redo | (d > bound)) {
+            continue;
+        }
         for (k, o) in chunk.iter_mut().enumerate() {
             if deciding[k] > bound {
                 *o = point(&row.point(first + k));

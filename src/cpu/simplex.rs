@@ -92,9 +92,18 @@ pub fn simplex_2d(cell: [i32; 2], local: [f32; 2], seed_h: u32) -> f32 {
 }
 
 /// `simplex_2d` along a row of samples (see `family::SampleRow`), bit for bit the same
-/// numbers: `simplex_2d` has no branches, so the loop over the row vectorizes (with AVX2 when
-/// the CPU has it).
+/// numbers: `simplex_2d` has no branches, so the loop over the row vectorizes (see
+/// [`super::vectorized`]); with AVX-512, rows of coordinates below 2^23 run a loop written
+/// with its intrinsics (`avx512::simplex_2d_row_small`).
 pub fn simplex_2d_row(row: &SampleRow, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if super::vector_width() == super::VectorWidth::Avx512
+        && super::avx512::simplex_2d_row_is_small(row, out.len())
+    {
+        // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
+        unsafe { super::avx512::simplex_2d_row_small(row, out) };
+        return;
+    }
     super::fill_row_vectorized(
         row,
         out,

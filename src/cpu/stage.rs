@@ -2,6 +2,8 @@
 //! and store, in value and gradient form) and of the combine entry point in
 //! `shaders/combine.wgsl`.
 
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 
 use super::combine::{combine_grad_op, combine_op};
@@ -169,10 +171,43 @@ fn inline_value(u: &StageUniform, sample: &Sampler, pix: [f32; 4]) -> f32 {
     octave_sum(u, sample, pix, None, 0, u.size[3], 0.0) * u.scalars[0]
 }
 
-/// Runs one pass of a generate stage into `out` (width x height x depth, x fastest).
-/// `displace` holds the warp's displacement inputs (none, or one per warped axis) and `acc`
-/// the partial sum of earlier octave passes. `rows`, the family's row sampler when it has one,
-/// takes over the sampling of unwarped stages (the same numbers, several samples per call).
+/// Samples per piece of a row on the row samplers' path: 2 KiB, so that the copy of one piece
+/// to the field goes out through the store buffer while the next piece is sampled, instead of
+/// waiting on the field's memory as the copy of a whole row did (a sixth of a one-octave
+/// value run).
+const ROW_PIECE: usize = 512;
+
+/// Writes every sample of `out` row by row (rows of `width`, in parallel), each row in pieces
+/// of at most `piece` samples: `write(scratch, row, start, line)` fills `line`, the thread's own
+/// copy of the samples `start..start + line.len()` of the row (it must write all of them),
+/// which is then copied to `out`. So `out` may be fresh, unwritten memory: it is only written,
+/// never read, and the scratch stays in the cache while the family writes it.
+fn fill_rows<S: Send>(
+    out: &mut [MaybeUninit<f32>],
+    width: usize,
+    piece: usize,
+    init: impl Fn() -> S + Sync + Send,
+    write: impl Fn(&mut S, usize, usize, &mut [f32]) + Sync + Send,
+) {
+    out.par_chunks_mut(width).enumerate().for_each_init(
+        || (init(), Vec::new()),
+        |(scratch, line), (row, dest)| {
+            for (k, dest) in dest.chunks_mut(piece.max(1)).enumerate() {
+                line.resize(dest.len(), 0.0);
+                write(scratch, row, k * piece, line);
+                for (d, &s) in dest.iter_mut().zip(line.iter()) {
+                    d.write(s);
+                }
+            }
+        },
+    );
+}
+
+/// Runs one pass of a generate stage into `out` (width x height x depth, x fastest), writing
+/// every sample of it (fresh memory is fine: `out` is never read). `displace` holds the warp's
+/// displacement inputs (none, or one per warped axis) and `acc` the partial sum of earlier
+/// octave passes. `rows`, the family's row sampler when it has one, takes over the sampling of
+/// unwarped stages (the same numbers, several samples per call).
 pub fn run_generate(
     u: &StageUniform,
     sample: &Sampler,
@@ -180,10 +215,13 @@ pub fn run_generate(
     points: Option<&PointsSampler>,
     displace: &[DisplaceInput],
     acc: Option<&[f32]>,
-    out: &mut [f32],
+    out: &mut [MaybeUninit<f32>],
 ) {
     let [width, height, _depth, count] = u.size;
     let [_, first, finalize, _] = u.mode;
+    // A pass has at least one octave (the graph's octaves are 1 or more), whose start writes
+    // every sample of the row.
+    debug_assert!(count >= 1);
     let width = width as usize;
     let norm = u.scalars[0];
     let [ox, oy, oz, _] = u.pixel_offset;
@@ -195,16 +233,23 @@ pub fn run_generate(
         [y, z]
     };
     if let (Some(rows), true) = (rows, displace.is_empty()) {
-        out.par_chunks_mut(width)
-            .enumerate()
-            .for_each_init(Vec::new, |noise, (row, line)| {
+        fill_rows(
+            out,
+            width,
+            ROW_PIECE,
+            Vec::new,
+            |noise, row, start, line| {
+                let at = row * width + start;
                 let sum = RowSum {
                     octaves: first..first + count,
-                    partial: acc.map(|a| &a[row * width..(row + 1) * width]),
+                    partial: acc.map(|a| &a[at..at + line.len()]),
                     norm: (finalize != 0).then_some(norm),
                 };
-                add_octave_rows(u, rows, ox, pix_yz(row), sum, line, noise);
-            });
+                // Pixel `ox + start + i`, the integer the whole row gives sample `start + i`.
+                let first_x = ox.wrapping_add(start as u32);
+                add_octave_rows(u, rows, first_x, pix_yz(row), sum, line, noise);
+            },
+        );
         return;
     }
     /// A thread's scratch rows: family samples, displacement per warped axis, positions.
@@ -215,9 +260,12 @@ pub fn run_generate(
         local: [Vec<f32>; 4],
         pix_x: Vec<f32>,
     }
-    out.par_chunks_mut(width).enumerate().for_each_init(
+    fill_rows(
+        out,
+        width,
+        width,
         Scratch::default,
-        |scratch, (row, line)| {
+        |scratch, row, _, line| {
             let Scratch {
                 noise,
                 displacement,
@@ -403,15 +451,16 @@ fn add_octave_rows(
     }
 }
 
-/// Runs a point-wise stage: `inputs` are the materialized fields it reads (0 to 3).
-pub fn run_combine(u: &CombineUniform, inputs: &[&[f32]], out: &mut [f32]) {
+/// Runs a point-wise stage: `inputs` are the materialized fields it reads (0 to 3). Writes
+/// every sample of `out` (fresh memory is fine: `out` is never read).
+pub fn run_combine(u: &CombineUniform, inputs: &[&[f32]], out: &mut [MaybeUninit<f32>]) {
     let op = u.op[0];
     let k = u.constants;
     out.par_iter_mut().enumerate().for_each(|(i, value)| {
         let a = inputs.first().map_or(0.0, |f| f[i]);
         let b = inputs.get(1).map_or(0.0, |f| f[i]);
         let c = inputs.get(2).map_or(0.0, |f| f[i]);
-        *value = combine_op(op, a, b, c, k);
+        value.write(combine_op(op, a, b, c, k));
     });
 }
 
@@ -793,6 +842,58 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_in_pieces_give_the_point_samplers_sums_over_split_passes_at_every_width() {
+        // Rows wider than a piece (three pieces, the last one short), at a tile offset, in two
+        // passes (the second starting from the first's partial sums): the row samplers' path
+        // must write the bits the point-by-point path writes.
+        use crate::graph::{NoiseGraph, Plan, StageKind, View};
+        let width = 2 * ROW_PIECE as u32 + 77;
+        let view = View::image(70_000 + width, 20)
+            .with_origin([-3.0, 1.0, 0.0])
+            .tile([70_000, 9, 0], [width, 3, 1]);
+        for family in ["value", "perlin", "simplex", "cellular"] {
+            let g = NoiseGraph::from_json(&format!(
+                r#"{{"seed": 3, "output": "f", "nodes": [{{"id": "n", "type": "{family}", "frequency": 3.7}},
+                {{"id": "f", "type": "fbm", "source": "n", "octaves": 3}}]}}"#
+            ))
+            .unwrap();
+            let plan = Plan::new(&g, None).unwrap();
+            let StageKind::Generate(stage) = &plan.stages[plan.target].kind else {
+                panic!("a generate stage")
+            };
+            let base = stage.uniforms(plan.seed, &view);
+            let params = &stage.source.params;
+            let aux = stage.aux_data(plan.seed).unwrap_or_default().into();
+            let sampler = stage.family.cpu_sampler(2, params, base.family, aux);
+            let rows = stage
+                .family
+                .cpu_row_sampler(2, params, base.family)
+                .unwrap();
+            let len = view.pixel_count() as usize;
+            let run = |rows: Option<&RowSampler>| {
+                let mut partial: Option<Vec<f32>> = None;
+                for (first, count, last) in [(0, 2, 0), (2, 1, 1)] {
+                    let mut u = base;
+                    u.size[3] = count;
+                    u.mode[1] = first;
+                    u.mode[2] = last;
+                    let mut out = vec![MaybeUninit::new(f32::NAN); len];
+                    run_generate(&u, &sampler, rows, None, &[], partial.as_deref(), &mut out);
+                    // SAFETY: every element was initialized above (and written again).
+                    partial = Some(out.iter().map(|v| unsafe { v.assume_init() }).collect());
+                }
+                partial.unwrap()
+            };
+            let expected: Vec<u32> = run(None).iter().map(|v| v.to_bits()).collect();
+            for width in VectorWidth::supported() {
+                let got = with_vector_width(width, || run(Some(&rows)));
+                let got: Vec<u32> = got.iter().map(|v| v.to_bits()).collect();
+                assert_eq!(got, expected, "{family} at {width}");
             }
         }
     }

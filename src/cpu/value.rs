@@ -41,12 +41,27 @@ pub fn value_2d(
 /// `value_2d` along a row of samples (see `family::SampleRow`), bit for bit the same numbers:
 /// without a period the y half of the work is done once and the loop over samples has no
 /// branches, so it vectorizes (16 or 8 samples wide with AVX-512 or AVX2, see
-/// [`super::vectorized`]).
+/// [`super::vectorized`]); with AVX-512, rows of x below 2^23 run a loop written with its
+/// intrinsics (`avx512::value_2d_row_small`).
 pub fn value_2d_row(row: &SampleRow, fade_kind: u32, out: &mut [f32]) {
     if row.period[0] != 0 || row.period[1] != 0 {
         row.fill_pointwise(out, |p| {
             value_2d(xy(p.cell), xy(p.local), p.seed, xy(p.period), fade_kind)
         });
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if super::vector_width() == super::VectorWidth::Avx512 && row.x_is_small(out.len()) {
+        use super::avx512::value_2d_row_small;
+        use super::fade::{FADE_CUBIC, FADE_QUINTIC};
+        // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
+        unsafe {
+            match fade_kind {
+                FADE_QUINTIC => value_2d_row_small::<FADE_QUINTIC>(row, out),
+                FADE_CUBIC => value_2d_row_small::<FADE_CUBIC>(row, out),
+                _ => value_2d_row_small::<{ super::fade::FADE_LINEAR }>(row, out),
+            }
+        }
         return;
     }
     super::vectorized_by_fade!(fade_kind, value_2d_row_lanes(row, out))
