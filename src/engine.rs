@@ -160,19 +160,24 @@ pub fn run_cpu_stages(
         };
         fields.push(out);
     }
-    // Each requested field is moved out at its last mention in `which` and copied before.
-    Ok(which
-        .iter()
-        .enumerate()
-        .map(|(k, &i)| {
-            let data = if which[k + 1..].contains(&i) {
-                fields[i].clone()
-            } else {
-                std::mem::take(&mut fields[i])
-            };
-            Field::new(view.size[0], view.size[1], view.size[2], data)
-        })
+    Ok(take_requested(&mut fields, which)
+        .map(|data| Field::new(view.size[0], view.size[1], view.size[2], data))
         .collect())
+}
+
+/// The fields named by `which`, in its order: each moved out at its last mention in `which`
+/// and copied before.
+fn take_requested<'a, T: Clone>(
+    fields: &'a mut [Vec<T>],
+    which: &'a [usize],
+) -> impl Iterator<Item = Vec<T>> + 'a {
+    which.iter().enumerate().map(move |(k, &i)| {
+        if which[k + 1..].contains(&i) {
+            fields[i].clone()
+        } else {
+            std::mem::take(&mut fields[i])
+        }
+    })
 }
 
 /// A field of `len` samples, each written by `write` (`run_generate` or `run_combine`, which
@@ -318,17 +323,8 @@ pub fn run_cpu_gradient_stages(
         }
         fields.push(out);
     }
-    Ok(which
-        .iter()
-        .enumerate()
-        .map(|(k, &i)| {
-            let data = if which[k + 1..].contains(&i) {
-                fields[i].clone()
-            } else {
-                std::mem::take(&mut fields[i])
-            };
-            GradientField::new(view.size[0], view.size[1], view.size[2], data)
-        })
+    Ok(take_requested(&mut fields, which)
+        .map(|data| GradientField::new(view.size[0], view.size[1], view.size[2], data))
         .collect())
 }
 
