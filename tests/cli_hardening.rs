@@ -465,6 +465,21 @@ fn resume_rebakes_an_exr_of_another_size() {
     );
 }
 
+/// `bake g.json -o v.npy --size SIZE --backend BACKEND` in `dir` with the process's address
+/// space limited to `kib` KiB (`ulimit -v`).
+#[cfg(unix)]
+fn bake_with_address_space(dir: &Path, kib: u64, size: &str, backend: &str) -> Output {
+    let script = format!(
+        "ulimit -v {kib} && exec '{}' bake g.json -o v.npy --size {size} --backend {backend}",
+        env!("CARGO_BIN_EXE_noisegraph")
+    );
+    Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_cpu_bake_beyond_memory_is_an_error_not_an_abort() {
@@ -475,15 +490,7 @@ fn a_cpu_bake_beyond_memory_is_an_error_not_an_abort() {
     )
     .unwrap();
     // 2 GiB of address space: a 1024 x 1024 x 600 field (2.4 GiB) cannot be allocated.
-    let script = format!(
-        "ulimit -v 2000000 && exec '{}' bake g.json -o v.npy --size 1024x1024x600 --backend cpu",
-        env!("CARGO_BIN_EXE_noisegraph")
-    );
-    let out = Command::new("sh")
-        .args(["-c", &script])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = bake_with_address_space(&dir, 2_000_000, "1024x1024x600", "cpu");
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("size:") && err.contains("allocate"), "{err}");
@@ -501,15 +508,7 @@ fn a_gpu_bake_beyond_device_memory_is_an_error_not_a_panic() {
     .unwrap();
     // A 4 GiB 3D texture in 4 GB of address space: a CPU adapter (lavapipe) cannot allocate
     // it, and neither can a GPU of less memory; wgpu reports it as out of memory.
-    let script = format!(
-        "ulimit -v 4000000 && exec '{}' bake g.json -o v.npy --size 1024x1024x1024 --backend gpu",
-        env!("CARGO_BIN_EXE_noisegraph")
-    );
-    let out = Command::new("sh")
-        .args(["-c", &script])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = bake_with_address_space(&dir, 4_000_000, "1024x1024x1024", "gpu");
     let err = stderr(&out);
     if err.contains("no GPU adapter") && !noisegraph::gpu::gpu_required() {
         return;
