@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use noisegraph::export::{write_field, Format};
+use noisegraph::io::{write_field, Format};
 use noisegraph::{CompiledGraph, Field, GpuContext, NoiseGraph, View};
 
 /// The animated graph: a domain-warped 3D simplex fBm.

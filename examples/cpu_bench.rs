@@ -65,7 +65,7 @@ fn main() {
         .unwrap();
     println!(
         "vector width {}, {threads} threads, median/min of {runs} runs",
-        noisegraph::cpu::vector_width()
+        noisegraph::vector::vector_width()
     );
     for (name, g, view) in &workloads {
         if !only.is_empty() && !only.contains(name) {

@@ -21,7 +21,10 @@ fn main() -> noisegraph::Result<()> {
     let mut args = std::env::args().skip(1);
     let preset = args.next().unwrap_or_else(|| "marble".into());
     let size: u32 = args.next().map_or(1024, |s| s.parse().expect("size"));
-    let path = format!("{}/src/presets/{preset}.json", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/crates/noisegraph/src/presets/{preset}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).expect("preset file");
     let graph = NoiseGraph::from_json(&text)?;
     let view = View::image(size, size);

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use noisegraph::export::{write_field, Format};
+use noisegraph::io::{write_field, Format};
 use noisegraph::{Backend, Executor, NoiseGraph, View};
 
 /// Bakes a 512 x 512 fBm into an 8-bit PNG at `out`.

@@ -1,5 +1,5 @@
 //! Noise in your own vertex shader: a graph exported as a WGSL module
-//! (`noisegraph::wgsl_export`) displaces a grid mesh in a render pipeline this example owns,
+//! (`noisegraph::export::wgsl`) displaces a grid mesh in a render pipeline this example owns,
 //! rendered headless; then the heights are probed on the CPU with the point-query API
 //! (`noisegraph::query::PointQuery`) at a few vertices and compared with the rendered mesh.
 //!
@@ -11,8 +11,8 @@
 //!
 //! `cargo run --example vertex_displace` (runs on lavapipe).
 
+use noisegraph::export::wgsl::{export_wgsl, WgslModule, WgslOptions};
 use noisegraph::query::PointQuery;
-use noisegraph::wgsl_export::{export_wgsl, WgslModule, WgslOptions};
 use noisegraph::NoiseGraph;
 
 /// Pixels per side, one per vertex (64 f32 = one 256-byte row of readback); the mesh has one

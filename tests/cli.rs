@@ -5,7 +5,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use noisegraph::export::read_npy;
+use noisegraph::io::read_npy;
 
 /// A fresh, empty folder for one test.
 fn workdir(name: &str) -> PathBuf {
@@ -407,7 +407,7 @@ fn large_cpu_bakes_are_written_band_by_band_equal_to_one_run() {
     // 2048 x 2049 (over 2^22 pixels) on the CPU path: baked in whole-width bands of 1024
     // rows, each written while the next is baked; the files equal those written from one
     // in-process run, byte for byte, as npy and as an 8-bit PNG of the graph's range.
-    use noisegraph::export::{write_field, Format};
+    use noisegraph::io::{write_field, Format};
     let dir = workdir("cpu_bands");
     let json = r#"{"seed": 6, "output": "f", "nodes": [
         {"id": "p", "type": "perlin", "frequency": 7},
@@ -876,7 +876,7 @@ fn shards_split_a_manifest_of_whole_outputs_and_tiled_ones() {
 #[test]
 fn info_and_the_bake_summary_name_the_cpu_vector_width() {
     // The width is the widest this CPU has, capped by NOISEGRAPH_CPU_VECTOR.
-    use noisegraph::cpu::vector::{VectorWidth, VECTOR_WIDTH_ENV};
+    use noisegraph::vector::{VectorWidth, VECTOR_WIDTH_ENV};
     let dir = workdir("vector_width");
     write_graph(&dir, "g.json");
     for cap in [None, Some(VectorWidth::Baseline)] {

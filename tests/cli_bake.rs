@@ -5,7 +5,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use noisegraph::export::read_npy;
+use noisegraph::io::read_npy;
 
 fn tool() -> Command {
     Command::new(env!("CARGO_BIN_EXE_noisegraph"))

@@ -370,9 +370,9 @@ fn wgsl_writes_a_module_that_validates_alone_and_in_a_users_shader() {
     validate(&module);
     // The library call writes the same text.
     let graph = NoiseGraph::from_json(GRAPH).unwrap();
-    let lib = noisegraph::wgsl_export::export_wgsl(
+    let lib = noisegraph::export::wgsl::export_wgsl(
         &graph,
-        &noisegraph::wgsl_export::WgslOptions::new("height"),
+        &noisegraph::export::wgsl::WgslOptions::new("height"),
     )
     .unwrap();
     assert_eq!(lib.source, module);
@@ -437,9 +437,9 @@ fn wgsl_writes_the_table_a_large_family_reads() {
         stderr(&out)
     );
     let graph = NoiseGraph::from_json(graph_text).unwrap();
-    let mut options = noisegraph::wgsl_export::WgslOptions::new("ripple");
+    let mut options = noisegraph::export::wgsl::WgslOptions::new("ripple");
     options.table_binding = [2, 5];
-    let lib = noisegraph::wgsl_export::export_wgsl(&graph, &options).unwrap();
+    let lib = noisegraph::export::wgsl::export_wgsl(&graph, &options).unwrap();
     let module = std::fs::read_to_string(dir.join("w.wgsl")).unwrap();
     assert_eq!(module, lib.source);
     validate(&module);

@@ -100,7 +100,7 @@ fn lines(dims: usize, count: usize) -> Vec<Line> {
                 start: std::array::from_fn(|a| if a < dims { 2.0 * rng.next() } else { 0.0 }),
                 dir,
                 length: 1.0,
-                seed: noisegraph::cpu::hash::seed_hash(3 + 8 * i as u32),
+                seed: noisegraph::twin::hash::seed_hash(3 + 8 * i as u32),
             }
         })
         .collect()

@@ -2,8 +2,8 @@
 //! every kind of input, also inside the vectorized loops (AVX-512, AVX2, baseline: every width
 //! this CPU has) the row samplers compile them into.
 
-use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
-use noisegraph::cpu::{floor, to_i32, vectorized};
+use noisegraph::twin::{floor, to_i32, vectorized};
+use noisegraph::vector::{with_vector_width, VectorWidth};
 
 /// Edge cases, a sweep around small multiples of 1/7, and 200 000 random bit patterns (every
 /// exponent, NaN and the infinities included).
@@ -39,7 +39,7 @@ fn values() -> Vec<f32> {
         values.extend([v, v.next_up(), v.next_down()]);
     }
     for _ in 0..200_000 {
-        x = noisegraph::cpu::hash::pcg(x);
+        x = noisegraph::twin::hash::pcg(x);
         values.push(f32::from_bits(x));
     }
     values

@@ -14,7 +14,10 @@ use serde_json::json;
 const UNFUSED: PlanOptions = PlanOptions { fuse: false };
 
 fn preset(name: &str) -> NoiseGraph {
-    let path = format!("{}/src/presets/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/crates/noisegraph/src/presets/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     NoiseGraph::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }

@@ -2,8 +2,8 @@
 //! through shaders/lib/hash.wgsl and the results are compared exactly with src/cpu/hash.rs.
 
 mod common;
-use noisegraph::cpu::hash::*;
 use noisegraph::gpu::assemble::shader_file;
+use noisegraph::twin::hash::*;
 use wgpu::util::DeviceExt;
 
 const COUNT: u32 = 4096;

@@ -4,10 +4,10 @@
 
 mod common;
 use common::*;
-use noisegraph::cpu::cellular::{
+use noisegraph::twin::cellular::{
     cellular_2d, cellular_3d, cellular_feature_2d, cellular_feature_3d,
 };
-use noisegraph::cpu::hash::seed_hash;
+use noisegraph::twin::hash::seed_hash;
 use noisegraph::{NoiseGraph, View};
 use serde_json::json;
 
@@ -142,8 +142,8 @@ fn brute_force(dims: usize, local: [f32; 3], sh: u32, metric: u32) -> (f32, f32)
 fn cellular_neighbourhood_is_wide_enough_at_full_jitter() {
     let mut state = 0x2545F491u32;
     let mut next = || {
-        state = noisegraph::cpu::hash::pcg(state);
-        noisegraph::cpu::hash::hash_to_unit(state) * 40.0 - 20.0
+        state = noisegraph::twin::hash::pcg(state);
+        noisegraph::twin::hash::hash_to_unit(state) * 40.0 - 20.0
     };
     for metric in 0..4 {
         for _ in 0..3000 {
@@ -326,9 +326,9 @@ fn cellular_stays_in_its_documented_range() {
 
 #[test]
 fn opensimplex2_smooth_sums_every_point_in_range() {
-    use noisegraph::cpu::hash::hash_4d;
-    use noisegraph::cpu::opensimplex2::*;
     use noisegraph::family::{lookup, FamilyParams, ParamValue};
+    use noisegraph::twin::hash::hash_4d;
+    use noisegraph::twin::opensimplex2::*;
     let mut params = FamilyParams::default();
     params
         .values
@@ -339,8 +339,8 @@ fn opensimplex2_smooth_sums_every_point_in_range() {
         .unwrap();
     let mut state = 99u32;
     let mut next = || {
-        state = noisegraph::cpu::hash::pcg(state);
-        noisegraph::cpu::hash::hash_to_unit(state) * 6.0 - 3.0
+        state = noisegraph::twin::hash::pcg(state);
+        noisegraph::twin::hash::hash_to_unit(state) * 6.0 - 3.0
     };
     for _ in 0..4000 {
         let local = [next(), next(), next(), next()];
@@ -380,15 +380,15 @@ fn opensimplex2_smooth_sums_every_point_in_range() {
 /// sample (all copies of the OpenSimplex2 lattices), at random positions.
 #[test]
 fn simplex_and_fast_opensimplex2_sum_every_point_in_range() {
-    use noisegraph::cpu::hash::{hash_3d, hash_4d};
-    use noisegraph::cpu::opensimplex2::*;
-    use noisegraph::cpu::perlin::{perlin_grad_3d, GRADIENTS_IMPROVED};
-    use noisegraph::cpu::simplex::*;
     use noisegraph::family::{lookup, FamilyParams, ParamValue};
+    use noisegraph::twin::hash::{hash_3d, hash_4d};
+    use noisegraph::twin::opensimplex2::*;
+    use noisegraph::twin::perlin::{perlin_grad_3d, GRADIENTS_IMPROVED};
+    use noisegraph::twin::simplex::*;
     let mut state = 77u32;
     let mut next = || {
-        state = noisegraph::cpu::hash::pcg(state);
-        noisegraph::cpu::hash::hash_to_unit(state) * 6.0 - 3.0
+        state = noisegraph::twin::hash::pcg(state);
+        noisegraph::twin::hash::hash_to_unit(state) * 6.0 - 3.0
     };
     let mut params = FamilyParams::default();
     params
@@ -642,11 +642,11 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
     // A family's row sampler must return exactly what its point sampler returns for each
     // sample of the row, on every parameter choice, with and without a period, for rows far
     // from the origin and at a tile offset, at every vector width this CPU has.
-    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
     use noisegraph::family::SampleRow;
+    use noisegraph::vector::{with_vector_width, VectorWidth};
     let mut state = 0x9E37_79B9u32;
     let mut next = || {
-        state = noisegraph::cpu::hash::pcg(state);
+        state = noisegraph::twin::hash::pcg(state);
         state
     };
     let extras = [
@@ -722,11 +722,11 @@ fn long_row_samplers_equal_point_samplers_bit_for_bit() {
     // Whole image rows (hundreds to thousands of samples over a few to many cells), where
     // cellular rows take their block paths (each cell's points drawn once, blocks within one
     // or two cells) and fall back per sample elsewhere; steps of either sign, every width.
-    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
     use noisegraph::family::SampleRow;
+    use noisegraph::vector::{with_vector_width, VectorWidth};
     let mut state = 0x51ED_2701u32;
     let mut next = || {
-        state = noisegraph::cpu::hash::pcg(state);
+        state = noisegraph::twin::hash::pcg(state);
         state
     };
     let extras = [json!({}), json!({"fade": "cubic"})];
@@ -791,8 +791,8 @@ fn row_samplers_equal_point_samplers_on_lattice_lines_and_signed_zeros() {
     // Rows whose y and z lie on lattice lines (offsets of exactly 0 or 1, either sign of
     // zero) and whose x steps over lattice points: where the gradient terms are zeros whose
     // sign depends on the order of operations. Every width this CPU has.
-    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
     use noisegraph::family::SampleRow;
+    use noisegraph::vector::{with_vector_width, VectorWidth};
     let mut checked = 0;
     for (family, dims, extra, stage, u) in one_node_stages(3, &[json!({})]) {
         let Some(rows) = family.cpu_row_sampler(dims, &stage.source.params, u.family) else {
@@ -840,11 +840,11 @@ fn points_samplers_equal_point_samplers_bit_for_bit() {
     // what its point sampler returns at each position, on every parameter choice, with and
     // without a period, near and far from the origin, at positions in any order, at every
     // vector width this CPU has.
-    use noisegraph::cpu::vector::{with_vector_width, VectorWidth};
     use noisegraph::family::SamplePoints;
+    use noisegraph::vector::{with_vector_width, VectorWidth};
     let mut state = 0x85EB_CA6Bu32;
     let mut next = || {
-        state = noisegraph::cpu::hash::pcg(state);
+        state = noisegraph::twin::hash::pcg(state);
         state
     };
     let extras = [
@@ -920,7 +920,7 @@ fn gradient_row_and_points_samplers_equal_the_point_gradient_sampler_bit_for_bit
     use noisegraph::family::{GradSamples, NoiseGrad, SamplePoints, SampleRow};
     let mut state = 0x27D4_EB2Fu32;
     let mut next = || {
-        state = noisegraph::cpu::hash::pcg(state);
+        state = noisegraph::twin::hash::pcg(state);
         state
     };
     let extras = [

@@ -7,9 +7,9 @@
 //! it searches harder and prints the maxima instead of checking (how the constants were
 //! derived).
 
-use noisegraph::cpu::opensimplex2::*;
-use noisegraph::cpu::simplex::*;
 use noisegraph::family::{lookup, FamilyParams, ParamValue};
+use noisegraph::twin::opensimplex2::*;
+use noisegraph::twin::simplex::*;
 
 /// A lattice point's offset from the sample in the isometric (input-distance) frame.
 type Offsets = Vec<[f64; 4]>;

@@ -2,8 +2,8 @@
 
 mod common;
 use common::*;
-use noisegraph::cpu::hash::{hash_2d, hash_3d, hash_to_signed, seed_hash};
 use noisegraph::family::lookup;
+use noisegraph::twin::hash::{hash_2d, hash_3d, hash_to_signed, seed_hash};
 use noisegraph::View;
 use serde_json::json;
 

@@ -36,7 +36,7 @@ fn views(dims: u32) -> [(&'static str, View); 2] {
         View::image(61, 43)
     };
     [
-        ("origin0", base.clone()),
+        ("origin0", base),
         (
             "origin1e6",
             base.with_origin([1.0e6 + 0.371, -1.0e6 + 0.813, 0.25])
@@ -67,7 +67,10 @@ fn record() -> BTreeMap<String, String> {
                 }
                 Err(_) => "refused".to_string(),
             };
-            out.insert(format!("{} | {view_name} | gradient", entry.label), gradient);
+            out.insert(
+                format!("{} | {view_name} | gradient", entry.label),
+                gradient,
+            );
         }
     }
     out
@@ -75,7 +78,10 @@ fn record() -> BTreeMap<String, String> {
 
 #[test]
 fn cpu_bakes_match_the_recorded_bits() {
-    let path = format!("{}/tests/data/recorded_bakes.txt", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/data/recorded_bakes.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let now = record();
     if std::env::var_os(RECORD_ENV).is_some() {
         let mut text = String::from("# label | view | form = FNV-1a of the samples' bits\n");
@@ -111,5 +117,9 @@ fn cpu_bakes_match_the_recorded_bits() {
         recorded.len(),
         moved.join("\n")
     );
-    assert!(recorded.len() >= 100, "only {} bakes recorded", recorded.len());
+    assert!(
+        recorded.len() >= 100,
+        "only {} bakes recorded",
+        recorded.len()
+    );
 }

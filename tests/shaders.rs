@@ -171,10 +171,7 @@ fn fused_warp_shapes_validate() {
 #[test]
 fn every_wgsl_file_validates_as_assembled() {
     let mut on_disk = Vec::new();
-    wgsl_files(
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/shaders")),
-        &mut on_disk,
-    );
+    wgsl_files(&Path::new(ENGINE).join("shaders"), &mut on_disk);
     assert!(!on_disk.is_empty(), "no .wgsl files found under shaders/");
     assert_eq!(
         on_disk.len(),
@@ -290,44 +287,69 @@ fn every_wgsl_file_validates_as_assembled() {
     }
 }
 
+/// The engine crate's folder (kernels in `shaders/`, twins in `src/twin/`).
+const ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/noisegraph");
+
+/// The twin of each kernel file, by its path under `shaders/`: `src/twin/<same path>.rs`,
+/// except the stage template, whose twin is the CPU stage executor, and the exported graph
+/// functions, whose twin is the point-query program.
+fn twin_of(wgsl: &str) -> String {
+    let stem = wgsl.strip_suffix(".wgsl").expect("a .wgsl path");
+    match stem {
+        "stage" => "src/engine/stage.rs".to_string(),
+        "export/point" => "src/query/point.rs".to_string(),
+        _ => format!("src/twin/{stem}.rs"),
+    }
+}
+
 #[test]
 fn every_kernel_has_a_cpu_twin() {
-    let stems = |dir: &str, ext: &str| -> BTreeSet<String> {
-        let mut files = Vec::new();
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-        if ext == "wgsl" {
-            wgsl_files(&root, &mut files);
-        } else {
-            for e in std::fs::read_dir(&root).expect("read dir") {
-                files.push(e.expect("entry").path().to_string_lossy().into_owned());
-            }
-        }
-        files
-            .iter()
-            .map(Path::new)
-            .filter(|p| p.extension().is_some_and(|e| e == ext))
-            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-            .filter(|s| s != "mod")
-            .collect()
-    };
-    let shaders = stems("shaders", "wgsl");
-    let mut twins = stems("src/cpu", "rs");
-    // CPU-side modules with no kernel of their own: what the executors ask the twins for,
-    // the choice of vector unit the twins' row loops are compiled for, and row loops written
-    // for one vector unit (the twins' numbers, in intrinsics: rows, and the point queries'
-    // fused Perlin loop).
-    const CPU_ONLY: &[&str] = &["sample", "vector", "avx512", "avx512_points"];
-    for cpu_only in CPU_ONLY {
-        assert!(twins.remove(*cpu_only), "src/cpu/{cpu_only}.rs exists");
+    let root = Path::new(ENGINE);
+    let mut kernels = Vec::new();
+    wgsl_files(&root.join("shaders"), &mut kernels);
+    assert!(kernels.len() >= 5);
+    let mut expected_twins = BTreeSet::new();
+    for kernel in &kernels {
+        let rel = Path::new(kernel)
+            .strip_prefix(root.join("shaders"))
+            .expect("under shaders/")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let twin = twin_of(&rel);
+        assert!(
+            root.join(&twin).is_file(),
+            "shaders/{rel} has no twin {twin}"
+        );
+        expected_twins.insert(twin);
     }
-    assert!(shaders.len() >= 5);
-    assert_eq!(
-        shaders, twins,
-        "shaders/**/X.wgsl and src/cpu/X.rs must pair up"
-    );
+    // Every file in src/twin/ mirrors a kernel file, but for the module files and what the
+    // executors ask the twins for (`sample.rs`).
+    let mut stack = vec![root.join("src/twin")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read src/twin") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let name = path.file_name().unwrap().to_string_lossy();
+            if name == "mod.rs" || rel == "src/twin/sample.rs" {
+                continue;
+            }
+            assert!(
+                expected_twins.contains(&rel),
+                "{rel} is in src/twin/ but mirrors no file under shaders/"
+            );
+        }
+    }
     for fam in registry() {
         assert!(
-            shaders.contains(fam.name()),
+            root.join(format!("shaders/{}.wgsl", fam.name())).is_file(),
             "family {} has no shaders/{}.wgsl",
             fam.name(),
             fam.name()

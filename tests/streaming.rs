@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use noisegraph::export::{is_complete, read_npy, write_field, Format, StreamWriter};
+use noisegraph::io::{is_complete, read_npy, write_field, Format, StreamWriter};
 use noisegraph::Field;
 
 fn workdir(name: &str) -> PathBuf {

@@ -5,8 +5,8 @@
 mod common;
 use common::catalog;
 
+use noisegraph::export::wgsl::{export_wgsl, module_names, WgslOptions};
 use noisegraph::gpu::assemble::validate_wgsl;
-use noisegraph::wgsl_export::{export_wgsl, module_names, WgslOptions};
 
 /// A user's shader: the names a noise library would likely use, a binding and an entry point.
 const USER_SHADER: &str = "
@@ -47,7 +47,7 @@ fn every_catalog_graph_exports_a_valid_prefixed_module() {
             assert!(module
                 .source
                 .contains("@group(1) @binding(0) var<storage, read> height_tables: array<f32>;"));
-            assert!(tables.data.len() > noisegraph::wgsl_export::INLINE_TABLE_FLOATS);
+            assert!(tables.data.len() > noisegraph::export::wgsl::INLINE_TABLE_FLOATS);
         }
         validate_wgsl(&module.source).unwrap_or_else(|e| panic!("{}: {e}", case.label));
         for name in module_names(&module) {

@@ -9,10 +9,10 @@ mod common;
 use common::{catalog, gpu};
 
 use noisegraph::engine::run_cpu;
+use noisegraph::export::wgsl::{export_wgsl, split_position, WgslOptions};
 use noisegraph::graph::StageKind;
 use noisegraph::parity::PARITY_TOLERANCE;
 use noisegraph::query::PointQuery;
-use noisegraph::wgsl_export::{export_wgsl, split_position, WgslOptions};
 use noisegraph::{GpuContext, NoiseGraph, Plan, View};
 use wgpu::util::DeviceExt;
 

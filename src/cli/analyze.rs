@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use noisegraph::analysis::{derivative_view, power_spectrum, stats, DerivativeView, Stats};
-use noisegraph::export::{read_npy, write_field, Format};
+use noisegraph::io::{read_npy, write_field, Format};
 
 use super::plot::{Canvas, BLACK, GREY, WHITE};
 use super::Failure;

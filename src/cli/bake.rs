@@ -7,15 +7,15 @@ use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use noisegraph::export::{
-    is_complete, is_complete_channels, remove_stale_partials, write_channels, write_field,
-    write_normal_map, Format, StreamWriter,
-};
 use noisegraph::gpu::{
     analytic_normal_map, analytic_normal_map_cpu, analytic_plan, normal_map_cpu, NormalMapFormat,
     NormalMapOptions,
 };
 use noisegraph::graph::gradient_plan;
+use noisegraph::io::{
+    is_complete, is_complete_channels, remove_stale_partials, write_channels, write_field,
+    write_normal_map, Format, StreamWriter,
+};
 use noisegraph::tiling::{Shard, TileGrid};
 use noisegraph::{Backend, Executor, NoiseGraph, Plan, RunOptions, View};
 

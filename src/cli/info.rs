@@ -8,16 +8,16 @@ pub fn run() -> Result<(), Failure> {
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
-    let widths: Vec<&str> = noisegraph::cpu::VectorWidth::supported()
+    let widths: Vec<&str> = noisegraph::vector::VectorWidth::supported()
         .into_iter()
         .map(|w| w.name())
         .collect();
     println!(
         "CPU path: {} threads, {} loops (this CPU has {}; {} caps it)",
         rayon::current_num_threads(),
-        noisegraph::cpu::vector_width(),
+        noisegraph::vector::vector_width(),
         widths.join(", "),
-        noisegraph::cpu::vector::VECTOR_WIDTH_ENV
+        noisegraph::vector::VECTOR_WIDTH_ENV
     );
     println!("adapters found: {}", adapters.len());
     for a in &adapters {

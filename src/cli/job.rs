@@ -3,7 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use noisegraph::export::Format;
+use noisegraph::io::Format;
 use noisegraph::tiling::TileGrid;
 use noisegraph::{NoiseGraph, View};
 use serde_json::{Map, Value};

@@ -150,7 +150,7 @@ fn clean_up_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            let removed = noisegraph::export::remove_partial_files();
+            let removed = noisegraph::io::remove_partial_files();
             eprintln!(
                 "noisegraph: interrupted by signal {signal}; removed {removed} unfinished file(s)"
             );

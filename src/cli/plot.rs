@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use font8x8::UnicodeFonts;
-use noisegraph::export::write_atomic;
+use noisegraph::io::write_atomic;
 use noisegraph::Field;
 
 pub type Rgb = [u8; 3];
@@ -81,7 +81,7 @@ impl Canvas {
     pub fn field(&mut self, x: i64, y: i64, field: &Field, range: (f32, f32)) {
         for py in 0..field.height {
             for px in 0..field.width {
-                let v = noisegraph::export::normalize(field.get(px, py, 0), range);
+                let v = noisegraph::io::normalize(field.get(px, py, 0), range);
                 let g = (v * 255.0).round() as u8;
                 self.set(x + px as i64, y + py as i64, [g, g, g]);
             }

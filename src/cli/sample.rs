@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use noisegraph::export::{read_npy_points, write_npy};
+use noisegraph::io::{read_npy_points, write_npy};
 use noisegraph::query::{check_positions, PointQuery, MAX_POINTS};
 use noisegraph::{Backend, Executor};
 

@@ -1,11 +1,11 @@
 //! `noisegraph wgsl GRAPH.json -o height.wgsl --name height`: a node as one self-contained
-//! WGSL module for your own shaders (see `noisegraph::wgsl_export`).
+//! WGSL module for your own shaders (see `noisegraph::export::wgsl`).
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use noisegraph::export::write_atomic;
-use noisegraph::wgsl_export::{export_wgsl, WgslOptions};
+use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
+use noisegraph::io::write_atomic;
 
 use super::job::GraphSource;
 use super::Failure;

@@ -7,8 +7,7 @@ pub mod catalog;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-#[cfg(feature = "export")]
-use noisegraph::export::{write_field, Format};
+use noisegraph::io::{write_field, Format};
 use noisegraph::parity::{run_parity, StageParity};
 use noisegraph::{Error, GpuContext, NoiseGraph, Plan, View};
 
@@ -52,11 +51,9 @@ fn failure_dir() -> PathBuf {
     dir
 }
 
-/// Writes both fields of a failed stage as PNGs for a person to look at (with the `export`
-/// feature, which `cargo test` has by default; without it, only the folder is named).
+/// Writes both fields of a failed stage as PNGs for a person to look at.
 pub fn dump_failure(label: &str, stage: &StageParity) -> PathBuf {
     let dir = failure_dir();
-    #[cfg(feature = "export")]
     {
         let clean: String = label
             .chars()
@@ -68,8 +65,6 @@ pub fn dump_failure(label: &str, stage: &StageParity) -> PathBuf {
             let _ = write_field(field, &path, Format::Png, range);
         }
     }
-    #[cfg(not(feature = "export"))]
-    let _ = (label, stage);
     dir
 }
 
@@ -161,7 +156,7 @@ pub fn probe_points(count: usize, dims: u32, span: f32) -> Vec<noisegraph::famil
             noisegraph::family::SamplePoint {
                 cell,
                 local,
-                seed: noisegraph::cpu::hash::seed_hash(1234 + (i % 7) as u32),
+                seed: noisegraph::twin::hash::seed_hash(1234 + (i % 7) as u32),
                 period: [0; 4],
             }
         })

@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 
-use noisegraph::export::write_atomic;
+use noisegraph::io::write_atomic;
 
 use crate::cli::Failure;
 

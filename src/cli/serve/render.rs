@@ -7,9 +7,9 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use noisegraph::analysis::{power_spectrum, stats};
-use noisegraph::export::gray8;
 use noisegraph::gpu::Specialize;
 use noisegraph::graph::gradient_refusal;
+use noisegraph::io::gray8;
 use noisegraph::{Error, Executor, Field, GraphIssue, NoiseGraph, Plan, RunOptions, View};
 use serde::Deserialize;
 use serde_json::{json, Value};

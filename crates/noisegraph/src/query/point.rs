@@ -1,0 +1,933 @@
+//! A graph evaluated at given points: the CPU twin of the graph functions an exported WGSL
+//! module defines (`crate::export::wgsl`; their shared helpers, the remap slopes and the
+//! point-wise gradients, are in `shaders/export/point.wgsl`), and the engine of point queries
+//! (`crate::query` runs it over chunks of points in parallel).
+//!
+//! Every node is evaluated at the same points as its users need it: a warp evaluates its
+//! displacement nodes at the point, then its source at the displaced point; a point-wise node
+//! its inputs. Each octave splits each point on its own, in f64, with the formula of the grid
+//! bakes (`GenerateStage::sample_base`, `octave_position`, the family's lattice split), so
+//! the value at a point equals the value a one-pixel bake with its origin at that point gives,
+//! bit for bit, at any distance from the origin.
+
+use std::sync::Arc;
+
+use crate::engine::stage::{fractal_remap, FRACTAL_BILLOW, FRACTAL_RIDGED};
+use crate::error::{Error, Result};
+use crate::family::Lattice;
+use crate::graph::{
+    octave_position, sample_base_axis, Displacement, GenerateStage, NoiseGraph, OctaveUniform,
+    Plan, PlanOptions, StageKind, StageUniform, View, OCTAVE_SHIFT,
+};
+use crate::twin::combine::combine_op;
+use crate::twin::grad::NoiseGrad;
+use crate::twin::sample::{GradSampler, PointsSampler, SamplePoint, SamplePoints, Sampler};
+
+/// The slope of `fractal_remap` at `n` (twin of `fractal_remap_slope`): 1 for fBm,
+/// -2 (1 - |n|) sign(n) for ridged, 2 sign(n) for billow, with sign(0) = +1.
+#[inline(always)]
+pub fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
+    if kind == FRACTAL_RIDGED {
+        let r = 1.0 - n.abs();
+        return if n >= 0.0 { -2.0 * r } else { 2.0 * r };
+    }
+    if kind == FRACTAL_BILLOW {
+        return if n >= 0.0 { 2.0 } else { -2.0 };
+    }
+    1.0
+}
+
+fn map4(f: impl Fn(usize) -> f32) -> [f32; 4] {
+    std::array::from_fn(f)
+}
+
+/// `combine_op` with gradients (twin of `combine_op_grad`): the value is `combine_op`'s, the
+/// gradient the operation's derivative, one-sided where it has none (see point.wgsl).
+pub fn combine_op_grad(
+    op: u32,
+    a: NoiseGrad,
+    b: NoiseGrad,
+    c: NoiseGrad,
+    k: [f32; 4],
+) -> NoiseGrad {
+    let value = combine_op(op, a.value, b.value, c.value, k);
+    let d = match op {
+        0 => map4(|i| a.d[i] + b.d[i]),
+        1 => map4(|i| a.d[i] - b.d[i]),
+        2 => map4(|i| a.d[i] * b.value + a.value * b.d[i]),
+        3 if a.value <= b.value => a.d,
+        4 if a.value >= b.value => a.d,
+        3 | 4 => b.d,
+        5 => map4(|i| a.d[i] + (b.d[i] - a.d[i]) * c.value + (b.value - a.value) * c.d[i]),
+        6 if a.value >= 0.0 => a.d,
+        6 | 7 => a.d.map(|v| -v),
+        8 if a.value >= k[0] && a.value <= k[1] => a.d,
+        9 => a.d.map(|v| v * k[0]),
+        _ => [0.0; 4],
+    };
+    NoiseGrad { value, d }
+}
+
+/// A graph compiled for evaluation at points: the unfused plan's stages, each with its
+/// samplers and per-octave numbers.
+pub struct PointProgram {
+    plan: Plan,
+    dims: u32,
+    node: String,
+    stages: Vec<PointStage>,
+    target: usize,
+}
+
+enum PointStage {
+    Generate(Box<GeneratePoints>),
+    Combine {
+        op: u32,
+        constants: [f32; 4],
+        inputs: Vec<usize>,
+    },
+}
+
+/// A generator chain (family, fractal, warp) at points.
+struct GeneratePoints {
+    node: String,
+    chain: GenerateStage,
+    /// Per-octave seed, amplitude, warp, period and the normalization: the uniforms of any
+    /// view (only the split and the step depend on the view, and points split themselves).
+    uniform: StageUniform,
+    /// Per-octave frequency, f64, as the grid's split uses it.
+    freq: Vec<[f64; 4]>,
+    split: SplitKind,
+    sampler: Sampler,
+    points: Option<PointsSampler>,
+    grad: Option<GradSampler>,
+    /// Stage index of each displaced axis's field.
+    displace: Vec<usize>,
+    /// The chain as one AVX-512 loop, where it is an unwarped 2D Perlin chain.
+    #[cfg(target_arch = "x86_64")]
+    fused: Option<FusedPerlin2d>,
+}
+
+/// An unwarped 2D Perlin chain with the improved gradients and no period, for
+/// `avx512_points::perlin_2d_fractal_points`.
+#[cfg(target_arch = "x86_64")]
+struct FusedPerlin2d {
+    fade: u32,
+    kind: u32,
+    offsets: [[f64; 3]; 2],
+    /// Per axis, a bound on |base| below which every octave's cell stays within 2^51.
+    base_limit: [f64; 2],
+    octaves: Vec<crate::cpu::avx512_points::PerlinOctave>,
+    norm: f32,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl FusedPerlin2d {
+    fn new(chain: &GenerateStage, uniform: &StageUniform, split: SplitKind) -> Option<Self> {
+        let params = &chain.source.params;
+        let plain = chain.family.name() == "perlin"
+            && chain.dims() == 2
+            && params.choice("gradients") == crate::twin::perlin::GRADIENTS_IMPROVED
+            && matches!(split, SplitKind::Cubic)
+            && chain.displace.is_empty();
+        let octaves: Vec<_> = (0..chain.octave_count())
+            .map(|k| {
+                let (o, freq) = (&uniform.octaves[k as usize], chain.octave_frequency(k));
+                (o.period == [0; 4]).then_some(crate::cpu::avx512_points::PerlinOctave {
+                    freq: [freq[0], freq[1]],
+                    shift: [OCTAVE_SHIFT[0] * k as f64, OCTAVE_SHIFT[1] * k as f64],
+                    seed: o.seed,
+                    amp: o.amp,
+                })
+            })
+            .collect::<Option<_>>()?;
+        let offsets = chain.base_offsets();
+        // |base * freq + shift| < 2^50 at every octave, rounding included, keeps the floors
+        // below FAST_WRAP_LIMIT (2^51).
+        let base_limit = std::array::from_fn(|a| {
+            octaves.iter().fold(f64::INFINITY, |limit, o| {
+                let room = FAST_WRAP_LIMIT * 0.5 - o.shift[a].abs();
+                limit.min(room / o.freq[a].abs())
+            })
+        });
+        plain.then(|| FusedPerlin2d {
+            base_limit,
+            fade: params.choice("fade"),
+            kind: uniform.mode[0],
+            offsets: [offsets[0], offsets[1]],
+            octaves,
+            norm: uniform.scalars[0],
+        })
+    }
+
+    /// The chain's values at `coords` (x, y per point) into `out`; false when the CPU path
+    /// runs narrower than AVX-512 or a cell lies past 2^51 (then `out` is not usable).
+    fn values(&self, coords: &[f64], out: &mut [f32]) -> bool {
+        use crate::cpu::avx512_points::perlin_2d_fractal_points as run;
+        use crate::twin::fade::{FADE_CUBIC, FADE_LINEAR, FADE_QUINTIC};
+        if crate::twin::vector_width() != crate::twin::VectorWidth::Avx512 {
+            return false;
+        }
+        let (o, octaves, norm) = (
+            (self.offsets, self.base_limit),
+            &self.octaves[..],
+            self.norm,
+        );
+        // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
+        unsafe {
+            match (self.fade, self.kind) {
+                (FADE_QUINTIC, FRACTAL_RIDGED) => {
+                    run::<FADE_QUINTIC, FRACTAL_RIDGED>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (FADE_QUINTIC, FRACTAL_BILLOW) => {
+                    run::<FADE_QUINTIC, FRACTAL_BILLOW>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (FADE_QUINTIC, _) => run::<FADE_QUINTIC, 0>(coords, o.0, o.1, octaves, norm, out),
+                (FADE_CUBIC, FRACTAL_RIDGED) => {
+                    run::<FADE_CUBIC, FRACTAL_RIDGED>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (FADE_CUBIC, FRACTAL_BILLOW) => {
+                    run::<FADE_CUBIC, FRACTAL_BILLOW>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (FADE_CUBIC, _) => run::<FADE_CUBIC, 0>(coords, o.0, o.1, octaves, norm, out),
+                (_, FRACTAL_RIDGED) => {
+                    run::<FADE_LINEAR, FRACTAL_RIDGED>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (_, FRACTAL_BILLOW) => {
+                    run::<FADE_LINEAR, FRACTAL_BILLOW>(coords, o.0, o.1, octaves, norm, out)
+                }
+                (_, _) => run::<FADE_LINEAR, 0>(coords, o.0, o.1, octaves, norm, out),
+            }
+        }
+    }
+}
+
+/// How a chain's points are split per octave.
+#[derive(Clone, Copy)]
+enum SplitKind {
+    /// `split_cubic` without a period, in a loop that vectorizes.
+    Cubic,
+    /// `split_skewed`, the same arithmetic point by point.
+    Skewed { skew: f64, unskew: f64 },
+    /// The family's own split, point by point (periods, linear lattices).
+    Family,
+}
+
+/// Largest |floor| the vectorized wrap handles: beyond it (positions past 2^51 lattice cells)
+/// a chunk takes the family's exact split instead.
+const FAST_WRAP_LIMIT: f64 = 2_251_799_813_685_248.0; // 2^51
+
+/// `wrap_to_i32` of an integral `v` with |v| < 2^51: its low 32 bits, read from the mantissa
+/// of `v + 1.5 * 2^52` (whose unit is 1 and which is 0 mod 2^32). No division, so it
+/// vectorizes.
+#[inline(always)]
+fn wrap_small(v: f64) -> i32 {
+    (v + 6_755_399_441_055_744.0).to_bits() as u32 as i32
+}
+
+/// Scratch buffers of one thread, reused from chunk to chunk.
+#[derive(Default)]
+pub struct PointScratch {
+    /// Each stage's values at the chunk's points.
+    values: Vec<Vec<f32>>,
+    /// Each stage's gradients at the chunk's points (gradient runs only).
+    grads: Vec<Vec<[f32; 4]>>,
+    lanes: Lanes,
+}
+
+/// Pixel coordinates of a view, evaluated as its bake evaluates its pixels (see
+/// [`PointProgram::view_frame`]).
+pub struct ViewFrame {
+    /// Each stage's uniforms for the view (`None` for point-wise stages).
+    uniforms: Vec<Option<StageUniform>>,
+    pixel_offset: [u32; 3],
+    axes: usize,
+}
+
+/// Per-point working buffers of one chain, one slice per axis.
+#[derive(Default)]
+struct Lanes {
+    /// Positions, or pixel coordinates in a view frame.
+    position: [Vec<f64>; 4],
+    /// Pixel positions as the view's bake converts them (view frames only).
+    pixel: [Vec<f32>; 4],
+    base: [Vec<f64>; 4],
+    cells: [Vec<i32>; 4],
+    local: [Vec<f32>; 4],
+    noise: Vec<f32>,
+}
+
+impl PointProgram {
+    /// Compiles `node` (the graph's output when `None`) for evaluation at points of its
+    /// dimension ([`NoiseGraph::dims_of`]).
+    pub fn new(graph: &NoiseGraph, node: Option<&str>) -> Result<PointProgram> {
+        let plan = Plan::with_options(graph, node, PlanOptions { fuse: false })?;
+        let node = plan.stages[plan.target].node.clone();
+        let view = View::image(1, 1);
+        let mut stages = Vec::with_capacity(plan.stages.len());
+        for stage in &plan.stages {
+            stages.push(match &stage.kind {
+                StageKind::Generate(g) => {
+                    let chain = g.as_ref().clone();
+                    let uniform = chain.uniforms(plan.seed, &view);
+                    let (dims, params) = (chain.dims(), &chain.source.params);
+                    let aux: Arc<[f32]> = chain.aux_data(plan.seed).unwrap_or_default().into();
+                    let family = chain.family;
+                    let split = match (family.lattice(dims, params), chain.source.period) {
+                        (Lattice::Cubic, None) => SplitKind::Cubic,
+                        (Lattice::Skewed { skew, unskew }, _) => SplitKind::Skewed { skew, unskew },
+                        _ => SplitKind::Family,
+                    };
+                    let displace = chain
+                        .displace
+                        .iter()
+                        .map(|d| match d {
+                            Displacement::Field(i) => *i,
+                            Displacement::Inline { .. } => {
+                                unreachable!("an unfused plan has no inline displacements")
+                            }
+                        })
+                        .collect();
+                    PointStage::Generate(Box::new(GeneratePoints {
+                        #[cfg(target_arch = "x86_64")]
+                        fused: FusedPerlin2d::new(&chain, &uniform, split),
+                        node: stage.node.clone(),
+                        freq: (0..chain.octave_count())
+                            .map(|k| chain.octave_frequency(k))
+                            .collect(),
+                        split,
+                        sampler: family.cpu_sampler(dims, params, uniform.family, aux.clone()),
+                        points: family.cpu_points_sampler(dims, params, uniform.family),
+                        grad: family.cpu_grad_sampler(dims, params, uniform.family, aux),
+                        displace,
+                        uniform,
+                        chain,
+                    }))
+                }
+                StageKind::Combine { op, inputs } => {
+                    let (op, constants) = op.code_and_constants();
+                    PointStage::Combine {
+                        op,
+                        constants,
+                        inputs: inputs.clone(),
+                    }
+                }
+            });
+        }
+        Ok(PointProgram {
+            plan: plan.clone(),
+            dims: graph.dims_of(&node),
+            node,
+            stages,
+            target: plan.target,
+        })
+    }
+
+    /// Coordinates per point: the node's dimension (2, 3 or 4).
+    pub fn dims(&self) -> u32 {
+        self.dims
+    }
+
+    /// The node evaluated.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// `Ok` when every family the node reads has an analytic gradient; else an error naming
+    /// the node and family that do not.
+    pub fn check_gradient(&self) -> Result<()> {
+        for stage in &self.stages {
+            if let PointStage::Generate(g) = stage {
+                if g.grad.is_none() {
+                    let (dims, params) = (g.chain.dims(), &g.chain.source.params);
+                    return Err(Error::InvalidRequest(format!(
+                        "node '{}': {}, so '{}' cannot be differentiated",
+                        g.node,
+                        g.chain.family.no_gradient_reason(dims, params),
+                        self.node
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The frame of `view`: its pixel coordinates, evaluated with the arithmetic of its bake.
+    pub fn view_frame(&self, view: &View) -> Result<ViewFrame> {
+        self.plan.check_view(view)?;
+        let uniforms = self
+            .stages
+            .iter()
+            .map(|stage| match stage {
+                PointStage::Generate(g) => Some(g.chain.uniforms(self.plan.seed, view)),
+                PointStage::Combine { .. } => None,
+            })
+            .collect();
+        Ok(ViewFrame {
+            uniforms,
+            pixel_offset: view.pixel_offset(),
+            axes: if view.is_volume() { 3 } else { 2 },
+        })
+    }
+
+    /// Coordinates per point in `frame`: the node's dims for positions, the view's axes (2,
+    /// or 3 for a volume) for pixels.
+    pub fn coordinates(&self, frame: Option<&ViewFrame>) -> usize {
+        frame.map_or(self.dims as usize, |f| f.axes)
+    }
+
+    /// The values at `coords` into `out`, one per point: positions (`dims` coordinates per
+    /// point, point after point) when `frame` is `None`, else pixel coordinates of the frame's
+    /// view.
+    pub fn values(
+        &self,
+        frame: Option<&ViewFrame>,
+        coords: &[f64],
+        out: &mut [f32],
+        scratch: &mut PointScratch,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if let ([PointStage::Generate(g)], None, 2) = (&self.stages[..], frame, self.dims) {
+            if g.fused.as_ref().is_some_and(|f| f.values(coords, out)) {
+                return;
+            }
+        }
+        let n = out.len();
+        self.load_coords(frame, coords, n, &mut scratch.lanes);
+        scratch.values.resize_with(self.stages.len(), Vec::new);
+        for (index, stage) in self.stages.iter().enumerate() {
+            let mut result = std::mem::take(&mut scratch.values[index]);
+            result.clear();
+            result.resize(n, 0.0);
+            match stage {
+                PointStage::Generate(g) => {
+                    let frame = frame.and_then(|f| f.uniforms[index].as_ref());
+                    g.values(n, frame, &scratch.values, &mut scratch.lanes, &mut result)
+                }
+                PointStage::Combine {
+                    op,
+                    constants,
+                    inputs,
+                } => {
+                    let input = |k: usize| inputs.get(k).map(|&s| scratch.values[s].as_slice());
+                    let (a, b, c) = (input(0), input(1), input(2));
+                    for (i, v) in result.iter_mut().enumerate() {
+                        let at = |f: Option<&[f32]>| f.map_or(0.0, |f| f[i]);
+                        *v = combine_op(*op, at(a), at(b), at(c), *constants);
+                    }
+                }
+            }
+            scratch.values[index] = result;
+        }
+        out.copy_from_slice(&scratch.values[self.target][..n]);
+    }
+
+    /// Values and gradients at `coords` (as for [`PointProgram::values`]): `1 + dims` numbers
+    /// per point (the value, then d/dx, d/dy[, d/dz[, d/dw]] with respect to the position).
+    /// Call [`PointProgram::check_gradient`] first: a family without a gradient contributes
+    /// none.
+    pub fn gradients(
+        &self,
+        frame: Option<&ViewFrame>,
+        coords: &[f64],
+        out: &mut [f32],
+        scratch: &mut PointScratch,
+    ) {
+        let width = 1 + self.dims as usize;
+        let n = out.len() / width;
+        self.load_coords(frame, coords, n, &mut scratch.lanes);
+        scratch.values.resize_with(self.stages.len(), Vec::new);
+        scratch.grads.resize_with(self.stages.len(), Vec::new);
+        for (index, stage) in self.stages.iter().enumerate() {
+            let mut values = std::mem::take(&mut scratch.values[index]);
+            let mut grads = std::mem::take(&mut scratch.grads[index]);
+            values.clear();
+            values.resize(n, 0.0);
+            grads.clear();
+            grads.resize(n, [0.0; 4]);
+            match stage {
+                PointStage::Generate(g) => g.gradients(
+                    n,
+                    frame.and_then(|f| f.uniforms[index].as_ref()),
+                    (&scratch.values, &scratch.grads),
+                    &mut scratch.lanes,
+                    (&mut values, &mut grads),
+                ),
+                PointStage::Combine {
+                    op,
+                    constants,
+                    inputs,
+                } => {
+                    for i in 0..n {
+                        let at = |k: usize| {
+                            inputs.get(k).map_or(NoiseGrad::default(), |&s| NoiseGrad {
+                                value: scratch.values[s][i],
+                                d: scratch.grads[s][i],
+                            })
+                        };
+                        let g = combine_op_grad(*op, at(0), at(1), at(2), *constants);
+                        values[i] = g.value;
+                        grads[i] = g.d;
+                    }
+                }
+            }
+            scratch.values[index] = values;
+            scratch.grads[index] = grads;
+        }
+        let (values, grads) = (&scratch.values[self.target], &scratch.grads[self.target]);
+        for (i, row) in out.chunks_exact_mut(width).enumerate() {
+            row[0] = values[i];
+            row[1..].copy_from_slice(&grads[i][..width - 1]);
+        }
+    }
+
+    /// Transposes the chunk's coordinates into one f64 slice per axis (0 past the last), and
+    /// for a view its pixels as the f32 pixel positions its bake uses.
+    fn load_coords(&self, frame: Option<&ViewFrame>, coords: &[f64], n: usize, lanes: &mut Lanes) {
+        let width = self.coordinates(frame);
+        assert_eq!(coords.len(), n * width, "{width} coordinates per point");
+        #[inline(always)]
+        fn transpose<const W: usize>(coords: &[f64], position: &mut [Vec<f64>; 4]) {
+            for (a, axis) in position.iter_mut().enumerate().take(W) {
+                axis.clear();
+                axis.extend(coords.chunks_exact(W).map(|p| p[a]));
+            }
+        }
+        match width {
+            2 => transpose::<2>(coords, &mut lanes.position),
+            3 => transpose::<3>(coords, &mut lanes.position),
+            _ => transpose::<4>(coords, &mut lanes.position),
+        }
+        for axis in lanes.position.iter_mut().skip(width) {
+            axis.clear();
+            axis.resize(n, 0.0);
+        }
+        if let Some(frame) = frame {
+            // A tile's pixel gets its offset in the whole view before the f32 conversion, as
+            // the stage adds it in integers.
+            for (a, axis) in lanes.pixel.iter_mut().enumerate() {
+                axis.clear();
+                let offset = frame.pixel_offset.get(a).map_or(0.0, |&o| o as f64);
+                axis.extend(lanes.position[a].iter().map(|&p| {
+                    if a < 3 {
+                        (p + offset) as f32
+                    } else {
+                        0.0
+                    }
+                }));
+            }
+        }
+    }
+}
+
+impl GeneratePoints {
+    /// Every point's start position (`sample_base`), per axis.
+    fn load_base(&self, n: usize, lanes: &mut Lanes) {
+        let Lanes { position, base, .. } = lanes;
+        let offsets = self.chain.base_offsets();
+        for a in 0..4 {
+            base[a].clear();
+            base[a].extend(
+                position[a][..n]
+                    .iter()
+                    .map(|&p| sample_base_axis(p, offsets[a])),
+            );
+        }
+    }
+
+    /// Splits every point for octave `k` into `lanes.cells` and `lanes.local`, then adds the
+    /// warp's displacement (`d * warp` on every axis, as the grid's stage does); `values` are
+    /// the earlier stages' values at the points.
+    /// In a view `frame` (the view's uniforms), the pixels are placed as the bake places
+    /// them instead: the view's cell, `o.local + pixel * o.step`.
+    fn split_octave(
+        &self,
+        k: u32,
+        n: usize,
+        frame: Option<&StageUniform>,
+        values: &[Vec<f32>],
+        lanes: &mut Lanes,
+    ) {
+        let dims = self.chain.dims();
+        let freq = self.freq[k as usize];
+        let o = &self.uniform.octaves[k as usize];
+        let Lanes {
+            base,
+            cells,
+            local,
+            pixel,
+            ..
+        } = lanes;
+        // Every axis is written below (the axes past the family's dims as 0).
+        for a in 0..4 {
+            cells[a].resize(n, 0);
+            local[a].resize(n, 0.0);
+        }
+        if let Some(view) = frame {
+            let v = &view.octaves[k as usize];
+            for a in 0..4 {
+                cells[a].fill(v.cell[a]);
+                for (l, &px) in local[a].iter_mut().zip(&pixel[a]) {
+                    *l = v.local[a] + px * v.step[a];
+                }
+            }
+            self.displace(o, values, local);
+            return;
+        }
+        let exact = |cells: &mut [Vec<i32>; 4], local: &mut [Vec<f32>; 4], i: usize| {
+            let p = octave_position(std::array::from_fn(|a| base[a][i]), freq, k);
+            let (c, l) =
+                self.chain
+                    .family
+                    .split_origin_with(dims, &self.chain.source.params, p, o.period);
+            for a in 0..4 {
+                cells[a][i] = c[a];
+                local[a][i] = l[a];
+            }
+        };
+        for a in dims as usize..4 {
+            cells[a].fill(0);
+            local[a].fill(0.0);
+        }
+        match self.split {
+            SplitKind::Cubic => {
+                let in_range = crate::twin::vectorized(
+                    #[inline(always)]
+                    || split_cubic_lanes(dims as usize, base, freq, k, cells, local),
+                );
+                if !in_range {
+                    (0..n).for_each(|i| exact(cells, local, i));
+                }
+            }
+            SplitKind::Skewed { skew, unskew } => {
+                let in_range = crate::twin::vectorized(
+                    #[inline(always)]
+                    || split_skewed_lanes(dims as usize, base, freq, k, skew, unskew, cells, local),
+                );
+                if !in_range {
+                    (0..n).for_each(|i| exact(cells, local, i));
+                }
+            }
+            SplitKind::Family => (0..n).for_each(|i| exact(cells, local, i)),
+        }
+        self.displace(o, values, local);
+    }
+
+    /// A warp's `+ d * warp` on every axis of `local`, as the grid's stage adds it (`d` = 0
+    /// on the axes the warp leaves); nothing for an unwarped chain.
+    fn displace(&self, o: &OctaveUniform, values: &[Vec<f32>], local: &mut [Vec<f32>; 4]) {
+        if self.displace.is_empty() {
+            return;
+        }
+        for (a, axis) in local.iter_mut().enumerate() {
+            match self.displace.get(a) {
+                Some(&s) => {
+                    for (l, &d) in axis.iter_mut().zip(&values[s]) {
+                        *l += d * o.warp[a];
+                    }
+                }
+                None => axis.iter_mut().for_each(|l| *l += 0.0 * o.warp[a]),
+            }
+        }
+    }
+
+    fn values(
+        &self,
+        n: usize,
+        frame: Option<&StageUniform>,
+        values: &[Vec<f32>],
+        lanes: &mut Lanes,
+        out: &mut [f32],
+    ) {
+        if frame.is_none() {
+            self.load_base(n, lanes);
+        }
+        let kind = self.uniform.mode[0];
+        for k in 0..self.chain.octave_count() {
+            let o = &self.uniform.octaves[k as usize];
+            self.split_octave(k, n, frame, values, lanes);
+            let Lanes {
+                cells,
+                local,
+                noise,
+                ..
+            } = lanes;
+            noise.resize(n, 0.0); // every sample is written
+            let pts = SamplePoints {
+                cell: [0; 4],
+                cells: Some([&cells[0], &cells[1], &cells[2], &cells[3]]),
+                local: [&local[0], &local[1], &local[2], &local[3]],
+                seed: o.seed,
+                period: o.period,
+            };
+            match &self.points {
+                Some(points) => points(&pts, noise),
+                None => pts.fill_pointwise(noise, |p| (self.sampler)(p)),
+            }
+            add_octave(out, noise, o.amp, kind);
+        }
+        let norm = self.uniform.scalars[0];
+        out.iter_mut().for_each(|v| *v *= norm);
+    }
+
+    /// Values and gradients with respect to the position: per octave, the family's gradient
+    /// with respect to `local` times d local / d p = frequency (plus, for a warp, the warp
+    /// factor times the displacement's gradient), times the remap's slope and the amplitude.
+    /// `earlier` holds the earlier stages' values and gradients at the points.
+    fn gradients(
+        &self,
+        n: usize,
+        frame: Option<&StageUniform>,
+        earlier: (&[Vec<f32>], &[Vec<[f32; 4]>]),
+        lanes: &mut Lanes,
+        (values, grads): (&mut [f32], &mut [[f32; 4]]),
+    ) {
+        let Some(grad) = &self.grad else {
+            return;
+        };
+        let (stage_values, stage_grads) = earlier;
+        if frame.is_none() {
+            self.load_base(n, lanes);
+        }
+        let kind = self.uniform.mode[0];
+        for k in 0..self.chain.octave_count() {
+            let o = &self.uniform.octaves[k as usize];
+            let freq = self.freq[k as usize].map(|f| f as f32);
+            self.split_octave(k, n, frame, stage_values, lanes);
+            let Lanes { cells, local, .. } = &*lanes;
+            for i in 0..n {
+                let g = grad(&SamplePoint {
+                    cell: std::array::from_fn(|a| cells[a][i]),
+                    local: std::array::from_fn(|a| local[a][i]),
+                    seed: o.seed,
+                    period: o.period,
+                });
+                let jacobian: [[f32; 4]; 4] = std::array::from_fn(|b| {
+                    self.displace
+                        .get(b)
+                        .map_or([0.0; 4], |&s| stage_grads[s][i])
+                });
+                let dn = octave_gradient(g.d, freq, o.warp, &jacobian, !self.displace.is_empty());
+                let scale = o.amp * fractal_remap_slope(g.value, kind);
+                values[i] += o.amp * fractal_remap(g.value, kind);
+                for a in 0..4 {
+                    grads[i][a] += scale * dn[a];
+                }
+            }
+        }
+        let norm = self.uniform.scalars[0];
+        values.iter_mut().for_each(|v| *v *= norm);
+        for g in grads.iter_mut() {
+            *g = g.map(|v| v * norm);
+        }
+    }
+}
+
+/// d n / d p of one octave from the family's gradient `dl` with respect to `local`: `dl *
+/// freq + J (dl * warp)`, J's columns being the gradients of the displacement on each axis
+/// (twin of the generated `<name>_..._grad` octave terms).
+#[inline(always)]
+pub fn octave_gradient(
+    dl: [f32; 4],
+    freq: [f32; 4],
+    warp: [f32; 4],
+    jacobian: &[[f32; 4]; 4],
+    warped: bool,
+) -> [f32; 4] {
+    if !warped {
+        return map4(|a| dl[a] * freq[a]);
+    }
+    let w = map4(|b| dl[b] * warp[b]);
+    map4(|a| {
+        dl[a] * freq[a]
+            + (w[0] * jacobian[0][a]
+                + w[1] * jacobian[1][a]
+                + w[2] * jacobian[2][a]
+                + w[3] * jacobian[3][a])
+    })
+}
+
+/// `sum += amp * fractal_remap(n)` over a chunk (as the grid's rows add octaves).
+fn add_octave(sum: &mut [f32], noise: &[f32], amp: f32, kind: u32) {
+    #[inline(always)]
+    fn add<const KIND: u32>(sum: &mut [f32], noise: &[f32], amp: f32) {
+        for (s, &n) in sum.iter_mut().zip(noise) {
+            *s += amp * fractal_remap(n, KIND);
+        }
+    }
+    crate::twin::vectorized(
+        #[inline(always)]
+        || match kind {
+            FRACTAL_RIDGED => add::<FRACTAL_RIDGED>(sum, noise, amp),
+            FRACTAL_BILLOW => add::<FRACTAL_BILLOW>(sum, noise, amp),
+            _ => add::<0>(sum, noise, amp),
+        },
+    )
+}
+
+/// `split_cubic` without a period for every point, on the axes below `dims`: the same f64
+/// operations (`octave_position`, floor, the remainder as f32), the wrap of the cell through
+/// [`wrap_small`]. False when some cell is past [`FAST_WRAP_LIMIT`] (nothing is then usable).
+#[inline(always)]
+fn split_cubic_lanes(
+    dims: usize,
+    base: &[Vec<f64>; 4],
+    freq: [f64; 4],
+    k: u32,
+    cells: &mut [Vec<i32>; 4],
+    local: &mut [Vec<f32>; 4],
+) -> bool {
+    let mut in_range = true;
+    for a in 0..dims {
+        let shift = OCTAVE_SHIFT[a] * k as f64;
+        for ((&b, c), l) in base[a].iter().zip(&mut cells[a]).zip(&mut local[a]) {
+            let p = b * freq[a] + shift;
+            let fl = p.floor();
+            *l = (p - fl) as f32;
+            *c = wrap_small(fl);
+            in_range &= fl.abs() < FAST_WRAP_LIMIT;
+        }
+    }
+    in_range
+}
+
+/// `split_skewed` for every point, the same f64 operations in the same order.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn split_skewed_lanes(
+    dims: usize,
+    base: &[Vec<f64>; 4],
+    freq: [f64; 4],
+    k: u32,
+    skew: f64,
+    unskew: f64,
+    cells: &mut [Vec<i32>; 4],
+    local: &mut [Vec<f32>; 4],
+) -> bool {
+    let mut in_range = true;
+    for i in 0..base[0].len() {
+        let p = octave_position(std::array::from_fn(|a| base[a][i]), freq, k);
+        let sum: f64 = p[..dims].iter().sum();
+        let mut rem = [0f64; 4];
+        for a in 0..dims {
+            let s = p[a] + sum * skew;
+            let fl = s.floor();
+            rem[a] = s - fl;
+            cells[a][i] = wrap_small(fl);
+            in_range &= fl.abs() < FAST_WRAP_LIMIT;
+        }
+        let rsum: f64 = rem[..dims].iter().sum();
+        for a in 0..dims {
+            local[a][i] = (rem[a] - rsum * unskew) as f32;
+        }
+    }
+    in_range
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vector::{with_vector_width, VectorWidth};
+
+    /// Every width gives the same bits for unwarped 2D Perlin chains, whose AVX-512 run is one
+    /// fused loop (`avx512_points`) and whose narrower runs take the general path: near and
+    /// far from the origin, and with a chunk length that is not a multiple of 16.
+    #[test]
+    fn the_fused_perlin_loop_gives_the_general_paths_bits() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let coords: Vec<f64> = (0..2 * 1021)
+            .map(|i| {
+                let centre = [0.0, 3.5e5, -2.0e7, 1.0e9][i / 2 % 4];
+                centre + (next() - 0.5) * 8.0
+            })
+            .collect();
+        let mut fused = 0;
+        for fractal in ["fbm", "ridged", "billow"] {
+            for fade in ["quintic", "cubic", "linear"] {
+                let graph = NoiseGraph::from_json(&format!(
+                    r#"{{"seed": 9, "output": "f", "nodes": [
+                        {{"id": "p", "type": "perlin", "frequency": [3.0, 5.5], "fade": "{fade}",
+                          "offset": [0.25, -7.5]}},
+                        {{"id": "f", "type": "{fractal}", "source": "p", "octaves": 7,
+                          "lacunarity": 2.1, "offset": [1.5, 0.5]}}]}}"#
+                ))
+                .unwrap();
+                let program = PointProgram::new(&graph, None).unwrap();
+                let PointStage::Generate(g) = &program.stages[0] else {
+                    panic!("one generate stage");
+                };
+                #[cfg(target_arch = "x86_64")]
+                {
+                    assert!(g.fused.is_some(), "{fractal} {fade}: fused");
+                    fused += 1;
+                }
+                let run = |width| {
+                    with_vector_width(width, || {
+                        let mut out = vec![0.0f32; coords.len() / 2];
+                        let mut scratch = PointScratch::default();
+                        program.values(None, &coords, &mut out, &mut scratch);
+                        out
+                    })
+                };
+                let expected = run(VectorWidth::Baseline);
+                assert!(expected.iter().all(|v| v.is_finite() && v.abs() < 2.0));
+                for width in VectorWidth::supported() {
+                    let got = run(width);
+                    for (i, (a, b)) in got.iter().zip(&expected).enumerate() {
+                        assert_eq!(
+                            a.to_bits(),
+                            b.to_bits(),
+                            "{fractal} {fade} at {width}, point {i}: {a} vs {b}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(fused == 9 || !cfg!(target_arch = "x86_64"));
+    }
+
+    /// Cells past 2^51 (positions near 2^40 at a high frequency) leave the fused loop for the
+    /// general path's exact split, with the same numbers at every width.
+    #[test]
+    fn far_cells_take_the_exact_split() {
+        let graph = NoiseGraph::from_json(
+            r#"{"seed": 3, "output": "f", "nodes": [
+                {"id": "p", "type": "perlin", "frequency": 3000.0},
+                {"id": "f", "type": "fbm", "source": "p", "octaves": 3}]}"#,
+        )
+        .unwrap();
+        let program = PointProgram::new(&graph, None).unwrap();
+        let coords: Vec<f64> = (0..40).map(|i| 1.0e12 - i as f64 * 0.370_123).collect();
+        #[cfg(target_arch = "x86_64")]
+        if VectorWidth::Avx512.is_supported() {
+            let PointStage::Generate(g) = &program.stages[0] else {
+                panic!("one generate stage");
+            };
+            let mut out = vec![0.0f32; 20];
+            let fused = g.fused.as_ref().expect("fused");
+            let ran = with_vector_width(VectorWidth::Avx512, || fused.values(&coords, &mut out));
+            assert!(!ran, "cells past 2^51 are refused");
+        }
+        let run = |width| {
+            with_vector_width(width, || {
+                let mut out = vec![0.0f32; 20];
+                program.values(None, &coords, &mut out, &mut PointScratch::default());
+                out
+            })
+        };
+        let expected = run(VectorWidth::Baseline);
+        assert!(expected.iter().any(|&v| v != 0.0), "{expected:?}");
+        for width in VectorWidth::supported() {
+            assert_eq!(
+                run(width).iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{width}"
+            );
+        }
+    }
+}
