@@ -6,15 +6,10 @@
 //! local)` at 1e6. Gradients (`name_grad`) agree with the CPU point query's.
 
 mod common;
+use common::user_shader::{check_gradients, check_values, pipeline, report, run};
 use common::{catalog, gpu};
 
-use noisegraph::engine::run_cpu;
-use noisegraph::export::wgsl::{export_wgsl, split_position, WgslOptions};
-use noisegraph::graph::StageKind;
-use noisegraph::parity::PARITY_TOLERANCE;
-use noisegraph::query::PointQuery;
-use noisegraph::{GpuContext, NoiseGraph, Plan, View};
-use wgpu::util::DeviceExt;
+use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
 
 /// The user's half of the shader: its uniforms, its output buffer and its entry point, which
 /// writes the value and (with gradients) the gradient of every pixel.
@@ -61,165 +56,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
     )
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct UserParams {
-    origin: [f32; 4],
-    step: [f32; 4],
-    cell: [i32; 4],
-    size: [u32; 4],
-}
-
-/// Compiles `source` and runs it over `view` (the simple form, or the precise form with the
-/// origin split on the host), returning `width` numbers per pixel.
-fn run(
-    ctx: &GpuContext,
-    pipeline: &wgpu::ComputePipeline,
-    tables: Option<&[f32]>,
-    view: &View,
-    precise: bool,
-    width: usize,
-) -> Vec<f32> {
-    let device = ctx.device();
-    let mut params = UserParams {
-        origin: [0.0; 4],
-        step: [0.0; 4],
-        cell: [0; 4],
-        size: [view.size[0], view.size[1], precise as u32, 0],
-    };
-    for a in 0..3 {
-        params.step[a] = if a < 2 {
-            (view.extent[a] / view.size[a] as f64) as f32
-        } else {
-            0.0
-        };
-        if precise {
-            let (cell, local) = split_position(&[view.origin[a]]).unwrap();
-            params.cell[a] = cell[0];
-            params.origin[a] = local[0];
-        } else {
-            params.origin[a] = view.origin[a] as f32;
-        }
-    }
-    let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: None,
-        contents: bytemuck::bytes_of(&params),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
-    let count = view.pixel_count() as usize * width;
-    // Poisoned with NaN: a pixel the shader does not write fails.
-    let out = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: None,
-        contents: bytemuck::cast_slice(&vec![f32::NAN; count]),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-    });
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: (count * 4) as u64,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let group0 = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniform.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: out.as_entire_binding(),
-            },
-        ],
-    });
-    let table_buffer = tables.map(|t| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: None,
-            contents: bytemuck::cast_slice(t),
-            usage: wgpu::BufferUsages::STORAGE,
-        })
-    });
-    let group1 = table_buffer.as_ref().map(|b| {
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipeline.get_bind_group_layout(1),
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: b.as_entire_binding(),
-            }],
-        })
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, &group0, &[]);
-        if let Some(g) = &group1 {
-            pass.set_bind_group(1, g, &[]);
-        }
-        pass.dispatch_workgroups(view.size[0].div_ceil(8), view.size[1].div_ceil(8), 1);
-    }
-    encoder.copy_buffer_to_buffer(&out, 0, &readback, 0, (count * 4) as u64);
-    let index = ctx.queue().submit(Some(encoder.finish()));
-    let slice = readback.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    device
-        .poll(wgpu::PollType::Wait {
-            submission_index: Some(index),
-            timeout: None,
-        })
-        .expect("poll");
-    let view = slice.get_mapped_range().expect("mapped");
-    let data = bytemuck::cast_slice::<u8, f32>(&view).to_vec();
-    data
-}
-
-fn pipeline(ctx: &GpuContext, source: &str) -> wgpu::ComputePipeline {
-    let device = ctx.device();
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("user shader"),
-        source: wgpu::ShaderSource::Wgsl(source.into()),
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("user shader"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    if let Some(e) = pollster::block_on(scope.pop()) {
-        panic!("user shader: {e}");
-    }
-    pipeline
-}
-
-/// The largest fraction of pixels a graph may have over the tolerance: the largest
-/// documented discontinuity allowance of its families.
-fn allowance(graph: &NoiseGraph) -> f64 {
-    let plan = Plan::new(graph, None).unwrap();
-    plan.stages
-        .iter()
-        .filter_map(|s| match &s.kind {
-            StageKind::Generate(g) => {
-                Some(g.family.discontinuity_allowance(g.dims(), &g.source.params))
-            }
-            StageKind::Combine { .. } => None,
-        })
-        .fold(0.0, f64::max)
-}
-
-fn views() -> [(View, bool); 2] {
-    let near = View::image(61, 37)
-        .with_origin([0.1, -0.3, 0.0])
-        .with_extent([1.5, 1.0, 1.0]);
-    // The precise form at 1e6 (the user splits the origin on the host).
-    let far = near.with_origin([1.0e6 + 0.25, -2.0e5 - 0.5, 0.0]);
-    [(near, false), (far, true)]
-}
-
 #[test]
 fn a_user_shader_with_the_exported_module_returns_the_cpu_bake() {
     let Some(ctx) = gpu() else { return };
@@ -229,55 +65,15 @@ fn a_user_shader_with_the_exported_module_returns_the_cpu_bake() {
         options.table_binding = [1, 0];
         let module = export_wgsl(&case.graph, &options).unwrap();
         let source = format!("{}\n{}", module.source, user_shader(module.dims, false));
-        let pipeline = pipeline(&ctx, &source);
-        let plan = Plan::new(&case.graph, None).unwrap();
-        for (view, precise) in views() {
-            let cpu = run_cpu(&plan, &view, &Default::default()).unwrap();
-            let gpu = run(
-                &ctx,
-                &pipeline,
-                module.tables.as_ref().map(|t| t.data.as_slice()),
-                &view,
-                precise,
-                1,
-            );
-            let diffs: Vec<f32> = gpu
-                .iter()
-                .zip(&cpu.data)
-                .map(|(a, b)| {
-                    let d = (a - b).abs();
-                    if d.is_nan() {
-                        f32::INFINITY
-                    } else {
-                        d
-                    }
-                })
-                .collect();
-            let over = diffs.iter().filter(|&&d| d > PARITY_TOLERANCE).count();
-            let max = diffs.iter().copied().fold(0.0, f32::max);
-            let mut allowed = allowance(&case.graph);
-            if catalog::has_seams(&case.graph) {
-                allowed = allowed.max(catalog::SEAM_ALLOWANCE);
-            }
-            let line = format!(
-                "{} ({}): {over} of {} pixels over {PARITY_TOLERANCE} (max {max:e}, allowed fraction {allowed})",
-                case.label,
-                if precise { "precise form at 1e6" } else { "near the origin" },
-                diffs.len()
-            );
-            println!("{line}");
-            if !(over as f64 <= allowed * diffs.len() as f64 && max.is_finite()) {
-                failures.push(line);
-            }
-        }
+        let pipeline = pipeline(&ctx, wgpu::ShaderSource::Wgsl(source.into()));
+        let tables = module.tables.as_ref().map(|t| t.data.as_slice());
+        let lines = check_values(&case.label, &case.graph, |view, precise| {
+            run(&ctx, &pipeline, tables, view, precise, 1)
+        });
+        report(lines, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
-
-/// Gradient components may differ by this fraction of the field's largest component.
-const GRADIENT_TOLERANCE: f32 = 1e-3;
-/// The fraction of pixels whose gradient may differ more: kinks and seams.
-const KINK_ALLOWANCE: f64 = 0.01;
 
 #[test]
 fn the_exported_gradient_agrees_with_the_cpu_point_query() {
@@ -294,43 +90,12 @@ fn the_exported_gradient_agrees_with_the_cpu_point_query() {
         checked += 1;
         let dims = module.dims as usize;
         let source = format!("{}\n{}", module.source, user_shader(module.dims, true));
-        let pipeline = pipeline(&ctx, &source);
-        let query = PointQuery::new(&case.graph, None).unwrap();
-        for (view, precise) in views() {
-            let tables = module.tables.as_ref().map(|t| t.data.as_slice());
-            let gpu = run(&ctx, &pipeline, tables, &view, precise, 1 + dims);
-            let pixels: Vec<f64> = (0..view.size[1])
-                .flat_map(|y| (0..view.size[0]).flat_map(move |x| [x as f64, y as f64]))
-                .collect();
-            let cpu = query.gradients_in_view(&view, &pixels).unwrap();
-            // The gradient's scale: its largest component over the view. High octaves'
-            // gradients are large and vary fast, so the last bits of a position (which the
-            // two paths compute differently) move them relative to that scale.
-            let scale = cpu
-                .chunks(1 + dims)
-                .flat_map(|c| c[1..].iter().map(|v| v.abs()))
-                .fold(1.0f32, f32::max);
-            let mut off = 0;
-            let mut worst = 0.0f32;
-            for (g, c) in gpu.chunks(1 + dims).zip(cpu.chunks(1 + dims)) {
-                let value_ok = (g[0] - c[0]).abs() <= PARITY_TOLERANCE;
-                let error = (1..=dims).map(|a| (g[a] - c[a]).abs()).fold(0.0, f32::max) / scale;
-                worst = worst.max(error);
-                off += usize::from(!(value_ok && error <= GRADIENT_TOLERANCE));
-            }
-            // Kinks (ridged crests, abs, min / max) flip the one-sided gradient where the two
-            // paths' values straddle them, and simplex seams do the same to the value.
-            let n = gpu.len() / (1 + dims);
-            let line = format!(
-                "{} ({}): {off} of {n} pixels off, worst gradient error {worst:e} of the scale {scale}",
-                case.label,
-                if precise { "precise" } else { "simple" }
-            );
-            println!("{line}");
-            if off as f64 > KINK_ALLOWANCE * n as f64 {
-                failures.push(line);
-            }
-        }
+        let pipeline = pipeline(&ctx, wgpu::ShaderSource::Wgsl(source.into()));
+        let tables = module.tables.as_ref().map(|t| t.data.as_slice());
+        let lines = check_gradients(&case.label, &case.graph, dims, |view, precise| {
+            run(&ctx, &pipeline, tables, view, precise, 1 + dims)
+        });
+        report(lines, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 20);

@@ -3,6 +3,8 @@
 #![allow(dead_code)]
 
 pub mod catalog;
+pub mod glslang;
+pub mod user_shader;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

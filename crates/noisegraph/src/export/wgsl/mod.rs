@@ -20,7 +20,7 @@
 //! [`INLINE_TABLE_FLOATS`] floats, else from one storage buffer the module declares
 //! (`height_tables`, see [`TableBinding`]) whose data the export returns.
 
-mod rename;
+pub(crate) mod rename;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
@@ -134,7 +134,8 @@ pub fn export_wgsl(graph: &NoiseGraph, options: &WgslOptions) -> Result<WgslModu
     let plan = Plan::with_options(graph, options.node.as_deref(), PlanOptions { fuse: false })?;
     let node = plan.stages[plan.target].node.clone();
     let dims = graph.dims_of(&node);
-    let mut module = Module::new(&options.name, &plan, options.table_binding);
+    let tables = TableForm::Binding(options.table_binding);
+    let mut module = Module::new(&options.name, &plan, tables);
     let source = module.assemble(dims);
     validate_wgsl(&source).map_err(|e| {
         Error::Gpu(format!(
@@ -155,6 +156,42 @@ pub fn export_wgsl(graph: &NoiseGraph, options: &WgslOptions) -> Result<WgslModu
     })
 }
 
+/// Where an export's tables live.
+#[derive(Debug, Clone, Copy)]
+enum TableForm {
+    /// Up to [`INLINE_TABLE_FLOATS`] floats in a `var<private>` array (what SPIR-V indexes
+    /// fastest), larger ones in the storage buffer at `@group(g) @binding(b)`.
+    Binding([u32; 2]),
+    /// Every table in a module-scope `const` array, whatever its size: the form the other
+    /// languages' back ends turn into plain constant arrays (GLSL ES and Godot have no storage
+    /// buffers, and MSL has no program-scope private variables).
+    Const,
+}
+
+/// The WGSL the other languages are translated from (`crate::export::shader`): the module of
+/// [`export_wgsl`] with every table an inlined `const` array, so that it declares no bindings.
+/// Returns the source, the node exported, its dims and why it has no gradient (if so).
+pub(crate) fn export_wgsl_inlined(
+    graph: &NoiseGraph,
+    name: &str,
+    node: Option<&str>,
+) -> Result<WgslModule> {
+    check_name(name)?;
+    let plan = Plan::with_options(graph, node, PlanOptions { fuse: false })?;
+    let node = plan.stages[plan.target].node.clone();
+    let dims = graph.dims_of(&node);
+    let mut module = Module::new(name, &plan, TableForm::Const);
+    let source = module.assemble(dims);
+    Ok(WgslModule {
+        source,
+        name: name.to_string(),
+        node,
+        dims,
+        no_gradient: module.no_gradient.clone(),
+        tables: None,
+    })
+}
+
 /// A family's shader files renamed under one prefix, with its table if it reads one.
 struct Instance {
     family: &'static str,
@@ -167,7 +204,7 @@ struct Instance {
 struct Module<'a> {
     name: String,
     plan: &'a Plan,
-    table_binding: [u32; 2],
+    tables: TableForm,
     /// Library, template-declaration and export-helper names to their prefixed forms.
     lib: HashMap<String, String>,
     instances: Vec<Instance>,
@@ -218,7 +255,7 @@ fn vec4i(v: [i32; 4]) -> String {
 const AXES: [&str; 4] = ["x", "y", "z", "w"];
 
 impl<'a> Module<'a> {
-    fn new(name: &str, plan: &'a Plan, table_binding: [u32; 2]) -> Self {
+    fn new(name: &str, plan: &'a Plan, tables: TableForm) -> Self {
         let lib = rename::declared_names(&shared_source())
             .into_iter()
             .map(|n| (n.clone(), format!("{name}_{n}")))
@@ -226,7 +263,7 @@ impl<'a> Module<'a> {
         let mut module = Module {
             name: name.to_string(),
             plan,
-            table_binding,
+            tables,
             lib,
             instances: Vec::new(),
             stage_instance: Vec::new(),
@@ -376,12 +413,16 @@ impl<'a> Module<'a> {
                 let _ = writeln!(s, "// No {n}_grad: {why}.");
             }
         }
-        if self.instances.iter().any(|i| {
+        let binding = match self.tables {
+            TableForm::Binding(binding) => Some(binding),
+            TableForm::Const => None,
+        };
+        let needs_buffer = self.instances.iter().any(|i| {
             i.table
                 .as_ref()
                 .is_some_and(|t| t.len() > INLINE_TABLE_FLOATS)
-        }) {
-            let [g, b] = self.table_binding;
+        });
+        if let (Some([g, b]), true) = (binding, needs_buffer) {
             let _ = writeln!(
                 s,
                 "//\n// Needs one binding: @group({g}) @binding({b}) var<storage, read> {n}_tables:\n\
@@ -405,7 +446,16 @@ impl<'a> Module<'a> {
         let table = inst.table.clone().expect("a table instance");
         let accessor = format!("{prefix}aux");
         let mut s = format!("// ---- {} table instance {prefix}\n", inst.family);
-        if table.len() <= INLINE_TABLE_FLOATS {
+        if let TableForm::Const = self.tables {
+            let values: Vec<String> = table.iter().map(|&v| f32_lit(v)).collect();
+            let _ = writeln!(
+                s,
+                "const {prefix}table = array<f32, {}>({});\n\
+                 fn {accessor}(i: u32) -> f32 {{ return {prefix}table[i]; }}",
+                table.len(),
+                values.join(", ")
+            );
+        } else if table.len() <= INLINE_TABLE_FLOATS {
             let values: Vec<String> = table.iter().map(|&v| f32_lit(v)).collect();
             let _ = writeln!(
                 s,
@@ -418,7 +468,9 @@ impl<'a> Module<'a> {
         } else {
             let base = self.table_data.len();
             if base == 0 {
-                let [g, b] = self.table_binding;
+                let TableForm::Binding([g, b]) = self.tables else {
+                    unreachable!("checked above")
+                };
                 let _ = writeln!(
                     s,
                     "@group({g}) @binding({b}) var<storage, read> {}_tables: array<f32>;",

@@ -9,9 +9,10 @@
 
 use std::collections::HashMap;
 
-/// A piece of source text: an identifier, or anything else (kept as it is).
+/// A piece of source text: an identifier, or anything else (kept as it is). The C-like
+/// languages the other exports write tokenize the same way (`crate::export::c_names`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Token<'a> {
+pub(crate) enum Token<'a> {
     Ident(&'a str),
     Other(&'a str),
 }
@@ -26,7 +27,7 @@ fn is_ident_char(c: u8) -> bool {
 
 /// Splits `src` into identifiers and other text (comments, numbers, punctuation and
 /// whitespace come out as `Other`, numbers whole so that `1e5` or `2u` is no identifier).
-fn tokens(src: &str) -> Vec<Token<'_>> {
+pub(crate) fn tokens(src: &str) -> Vec<Token<'_>> {
     let b = src.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -102,7 +103,7 @@ fn next_significant<'a>(tokens: &[Token<'a>], mut i: usize) -> Option<(usize, To
 }
 
 /// The previous significant token before index `i`.
-fn previous_significant<'a>(tokens: &[Token<'a>], i: usize) -> Option<Token<'a>> {
+pub(crate) fn previous_significant<'a>(tokens: &[Token<'a>], i: usize) -> Option<Token<'a>> {
     tokens[..i].iter().rev().copied().find(|t| match t {
         Token::Other(t) => !(t.trim().is_empty() || t.starts_with("//") || t.starts_with("/*")),
         Token::Ident(_) => true,

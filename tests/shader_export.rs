@@ -1,0 +1,222 @@
+//! GLSL, HLSL and MSL exports (`noisegraph shader`, `export_shader`) without a GPU: every
+//! catalog graph exports in every language with every name prefixed and the public functions
+//! under their exact names; the GLSL ES 3.00 fragment form (three.js, Shadertoy, and Godot's
+//! text as GLSL ES) validates with glslang after a user's own `hash`, `fade`, `lerp`, `noise`
+//! and `fbm`; Unity's and Unreal's shapes compile with glslang's HLSL front end; the MSL is
+//! read back by the export's own declaration scanner (no Metal compiler here). The GLSL 4.50
+//! and HLSL compute contract is tests/shader_export_gpu.rs.
+
+mod common;
+use common::{catalog, glslang};
+
+use noisegraph::export::shader::declared_names;
+use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
+use noisegraph::export::{export_shader, Language, ShaderExport, ShaderOptions, Target};
+
+const USER_FUNCTIONS_ES: &str = "
+uint hash(uint x) { return x * 747796405u; }
+float fade(float t) { return t * t * (3.0 - 2.0 * t); }
+float lerp(float a, float b, float t) { return a + t * (b - a); }
+float noise(vec2 p) { return fade(p.x); }
+float fbm(vec2 p) { return noise(p) * 0.5; }
+";
+
+/// The calls a user makes: every public function, summed into one float.
+fn calls(export: &ShaderExport, vec: &str, ivec: &str) -> String {
+    let d = export.dims;
+    let mut call = format!("height({vec}{d}(0.25)) + height_precise({ivec}{d}(1000000), {vec}{d}(0.5))");
+    if export.no_gradient.is_none() {
+        call.push_str(&format!(
+            " + height_grad({vec}{d}(0.1)).d.x + height_grad_precise({ivec}{d}(-3), {vec}{d}(0.5)).value"
+        ));
+    }
+    call
+}
+
+fn assert_prefixed(label: &str, export: &ShaderExport) {
+    let names = declared_names(export);
+    for name in &names {
+        assert!(
+            name == "height" || name.starts_with("height_"),
+            "{label} ({}): unprefixed name {name}",
+            export.language
+        );
+    }
+    let mut public = vec!["height", "height_precise"];
+    if export.no_gradient.is_none() {
+        public.extend(["height_grad", "height_grad_precise", "height_NoiseGrad"]);
+    }
+    for name in public {
+        assert!(
+            names.contains(name),
+            "{label} ({}): {name} missing",
+            export.language
+        );
+    }
+}
+
+#[test]
+fn every_catalog_graph_exports_in_every_language_with_prefixed_names() {
+    for case in catalog::all() {
+        for language in [Language::Glsl, Language::GlslEs, Language::Hlsl, Language::Msl] {
+            let export = export_shader(&case.graph, &ShaderOptions::new("height", language))
+                .unwrap_or_else(|e| panic!("{} ({language}): {e}", case.label));
+            assert_prefixed(&case.label, &export);
+            assert!(export.tables.is_none(), "translations inline their tables");
+            assert!(export.source.contains(language.version()));
+            assert!(
+                !export.source.contains("#version") && !export.source.contains("void main("),
+                "{} ({language}): the back end's entry point or version is left",
+                case.label
+            );
+        }
+    }
+}
+
+#[test]
+fn the_wgsl_language_is_the_wgsl_export() {
+    let case = &catalog::all()[20];
+    let shader = export_shader(&case.graph, &ShaderOptions::new("height", Language::Wgsl)).unwrap();
+    let wgsl = export_wgsl(&case.graph, &WgslOptions::new("height")).unwrap();
+    assert_eq!(shader.source, wgsl.source);
+}
+
+/// A GLSL ES 3.00 fragment shader with the user's functions, the export and a main.
+fn es_fragment(export: &ShaderExport, code: &str) -> String {
+    format!(
+        "#version 300 es\nprecision highp float;\nprecision highp int;\nout vec4 frag_color;\n\
+         {USER_FUNCTIONS_ES}\n{code}\n\
+         void main() {{\n    frag_color = vec4({});\n}}\n",
+        calls(export, "vec", "ivec")
+    )
+}
+
+#[test]
+fn the_glsl_es_fragment_form_validates_with_glslang() {
+    for case in catalog::all() {
+        for target in [None, Some(Target::Threejs), Some(Target::Shadertoy), Some(Target::Godot)] {
+            let options = match target {
+                Some(t) => ShaderOptions::for_target("height", t),
+                None => ShaderOptions::new("height", Language::GlslEs),
+            };
+            let export = export_shader(&case.graph, &options).unwrap();
+            if target == Some(Target::Godot) {
+                // Godot's shading language: no #version, no precision statements.
+                assert!(!export.source.contains("precision "), "{}", case.label);
+            }
+            glslang::validate("es", "frag", &es_fragment(&export, &export.source))
+                .unwrap_or_else(|e| panic!("{} ({target:?}): {e}", case.label));
+        }
+    }
+}
+
+#[test]
+fn unity_and_unreal_shapes_compile_with_glslangs_hlsl_front_end() {
+    for case in catalog::all().iter().step_by(3) {
+        for target in [Target::Unity, Target::Unreal] {
+            let export =
+                export_shader(&case.graph, &ShaderOptions::for_target("height", target)).unwrap();
+            let d = export.dims;
+            let mut body = String::new();
+            if target == Target::Unity {
+                body.push_str(&format!(
+                    "    float v; half h;\n    height_float((float{d})0.25, v);\n    height_half((half{d})0.25, h);\n    out_[0] = v + h;\n"
+                ));
+                if export.no_gradient.is_none() {
+                    body.push_str(&format!(
+                        "    float3 unused; float{d} dv;\n    height_grad_float((float{d})0.25, v, dv);\n    out_[1] = v + dv.x;\n"
+                    ));
+                }
+                assert!(export.source.contains(&format!(
+                    "void height_float(float{d} p, out float v)"
+                )));
+            } else {
+                body.push_str(&format!("    out_[0] = {};\n", calls(&export, "float", "int")));
+                assert!(export.source.contains("#pragma once"));
+            }
+            let user = format!(
+                "[[vk::binding(0, 0)]] RWStructuredBuffer<float> out_;\n\
+                 float lerp(float a, float b, float t) {{ return a + t * (b - a); }}\n\
+                 uint hash(uint x) {{ return x * 747796405u; }}\n\
+                 #include \"height.{ext}\"\n\
+                 [numthreads(1, 1, 1)]\nvoid main() {{\n{body}}}\n",
+                ext = target.extension()
+            );
+            let name = format!("height.{}", target.extension());
+            glslang::spirv(
+                "engine",
+                &[("user.hlsl", &user), (&name, &export.source)],
+                true,
+            )
+            .unwrap_or_else(|e| panic!("{} ({target}): {e}", case.label));
+        }
+    }
+}
+
+/// Whether `text`'s braces and parentheses balance.
+fn balanced(text: &str) -> bool {
+    let mut stack = Vec::new();
+    for c in text.chars() {
+        match c {
+            '{' | '(' | '[' => stack.push(c),
+            '}' | ')' | ']' => {
+                let open = stack.pop();
+                let matched = matches!((open, c), (Some('{'), '}') | (Some('('), ')') | (Some('['), ']'));
+                if !matched {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    stack.is_empty()
+}
+
+#[test]
+fn the_msl_export_reads_back_with_its_declarations_and_signatures() {
+    for case in catalog::all() {
+        let export = export_shader(&case.graph, &ShaderOptions::for_target("height", Target::Metal)).unwrap();
+        let d = export.dims;
+        let code: String = export
+            .source
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(balanced(&code), "{}: unbalanced brackets", case.label);
+        assert!(code.contains("#include <metal_stdlib>"), "{}", case.label);
+        assert!(code.contains(&format!("float height(\n    metal::float{d} p\n)"))
+            || code.contains(&format!("float height(metal::float{d} p)")), "{}: {code}", case.label);
+        assert!(!code.contains("kernel ") && !code.contains("device "), "{}", case.label);
+        assert_prefixed(&case.label, &export);
+    }
+}
+
+#[test]
+fn two_glsl_exports_live_in_one_shader() {
+    let all = catalog::all();
+    let a = export_shader(&all[2].graph, &ShaderOptions::new("ground", Language::GlslEs)).unwrap();
+    let b = export_shader(&all[33].graph, &ShaderOptions::new("clouds", Language::GlslEs)).unwrap();
+    let shader = format!(
+        "#version 300 es\nprecision highp float;\nprecision highp int;\nout vec4 c;\n{}\n{}\n\
+         void main() {{ c = vec4(ground(vec2(0.5)) + clouds(vec2(0.25))); }}\n",
+        a.source, b.source
+    );
+    glslang::validate("two", "frag", &shader).unwrap();
+}
+
+#[test]
+fn bad_requests_name_the_flag() {
+    let case = &catalog::all()[2];
+    let mut options = ShaderOptions::new("height", Language::Glsl);
+    options.target = Some(Target::Unity);
+    let e = export_shader(&case.graph, &options).unwrap_err().to_string();
+    assert!(e.contains("--target unity") && e.contains("hlsl"), "{e}");
+    // A name the GLSL back end would change (it suffixes names ending in a digit).
+    let e = export_shader(&case.graph, &ShaderOptions::new("noise2", Language::Glsl))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--name 'noise2'"), "{e}");
+    let e = "glsl4".parse::<Language>().unwrap_err().to_string();
+    assert!(e.contains("glsl4") && e.contains("hlsl"), "{e}");
+}
