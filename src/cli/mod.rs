@@ -85,10 +85,25 @@ pub struct Failure {
     pub message: String,
 }
 
+/// The exit code of an engine error: bad input (a graph, a request, a size or device limit,
+/// a texture that does not fit) is the caller's to fix; anything else (the GPU, I/O,
+/// encoding) is a failure of the machine.
+pub fn exit_code(error: &noisegraph::Error) -> i32 {
+    use noisegraph::Error;
+    match error {
+        Error::Graph(_)
+        | Error::InvalidRequest(_)
+        | Error::Limit(_)
+        | Error::WrongTarget { .. }
+        | Error::DeviceLimits { .. } => EXIT_BAD_INPUT,
+        _ => EXIT_INTERNAL,
+    }
+}
+
 impl From<noisegraph::Error> for Failure {
     fn from(e: noisegraph::Error) -> Self {
         Failure {
-            code: e.exit_code(),
+            code: exit_code(&e),
             message: e.to_string(),
         }
     }
