@@ -10,6 +10,7 @@ mod info;
 mod job;
 mod parity;
 mod plot;
+mod runner;
 mod sample;
 mod serve;
 mod wgsl;
@@ -85,10 +86,25 @@ pub struct Failure {
     pub message: String,
 }
 
+/// The exit code of an engine error: bad input (a graph, a request, a size or device limit,
+/// a texture that does not fit) is the caller's to fix; anything else (the GPU, I/O,
+/// encoding) is a failure of the machine.
+pub fn exit_code(error: &noisegraph::Error) -> i32 {
+    use noisegraph::Error;
+    match error {
+        Error::Graph(_)
+        | Error::InvalidRequest(_)
+        | Error::Limit(_)
+        | Error::WrongTarget { .. }
+        | Error::DeviceLimits { .. } => EXIT_BAD_INPUT,
+        _ => EXIT_INTERNAL,
+    }
+}
+
 impl From<noisegraph::Error> for Failure {
     fn from(e: noisegraph::Error) -> Self {
         Failure {
-            code: e.exit_code(),
+            code: exit_code(&e),
             message: e.to_string(),
         }
     }
@@ -208,27 +224,6 @@ pub fn parse_size(text: &str) -> Result<[u32; 3], Failure> {
     }
     if parts.len() == 1 {
         out[1] = out[0];
-    }
-    Ok(out)
-}
-
-/// Parses a comma-separated list of 1 to 3 finite numbers ("X,Y[,Z]").
-pub fn parse_axes(flag: &str, text: &str, default: f64) -> Result<[f64; 3], Failure> {
-    let parts: Vec<&str> = text.split(',').collect();
-    if parts.len() > 3 {
-        return Err(Failure::bad_input(format!(
-            "{flag}: at most 3 numbers (got '{text}')"
-        )));
-    }
-    let mut out = [default; 3];
-    for (i, p) in parts.iter().enumerate() {
-        let v: f64 = p.trim().parse().map_err(|_| {
-            Failure::bad_input(format!("{flag}: '{p}' is not a number (in '{text}')"))
-        })?;
-        if !v.is_finite() {
-            return Err(Failure::bad_input(format!("{flag}: '{p}' is not finite")));
-        }
-        out[i] = v;
     }
     Ok(out)
 }
