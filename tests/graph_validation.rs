@@ -256,6 +256,21 @@ fn remap_ends_are_two_numbers() {
 }
 
 #[test]
+fn remap_ends_are_required() {
+    // No range fits every source (noise spans [-1, 1], cellular distances [0, 1] and more),
+    // so a missing end is an error naming it rather than a guess.
+    for (missing, given) in [("from", r#""to": [0, 1]"#), ("to", r#""from": [-1, 1]"#)] {
+        let text = format!(
+            r#"{{"output": "r", "nodes": [{{"id": "p", "type": "perlin"}},
+                {{"id": "r", "type": "remap", "source": "p", {given}}}]}}"#
+        );
+        let e = errors(&text);
+        assert!(has(&e, Some("r"), missing, "is required"), "{text}: {e}");
+        assert_eq!(e.0.len(), 1, "{e}");
+    }
+}
+
+#[test]
 fn integers_out_of_range_are_refused_not_truncated() {
     let e = errors(&one_node(r#""type": "perlin", "dims": 4294967298"#));
     assert!(has(&e, Some("n"), "dims", "4294967298"), "{e}");

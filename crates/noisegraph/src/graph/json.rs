@@ -190,10 +190,14 @@ impl<'a> Reader<'a> {
         (out, listed)
     }
 
-    /// Exactly two finite numbers within [-`limit`, `limit`] (remap's `from` and `to`).
+    /// Exactly two finite numbers within [-`limit`, `limit`] (remap's `from` and `to`):
+    /// required, since no range fits every source; `default` stands in after an issue.
     fn pair(&mut self, key: &'static str, default: [f64; 2], limit: f64) -> [f64; 2] {
         match self.get(key) {
-            None => default,
+            None => {
+                self.issue(key, "is required: a list of two numbers [a, b]");
+                default
+            }
             Some(Value::Array(items)) if items.len() == 2 => {
                 let mut out = default;
                 for (i, v) in items.iter().enumerate() {
