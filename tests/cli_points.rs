@@ -356,7 +356,14 @@ fn sample_refuses_bad_points_and_writes_nothing() {
     // A missing graph file or manifest, likewise.
     assert_refused(
         &dir,
-        &["sample", "no-such.json", "--points", "ok.npy", "-o", "v.npy"],
+        &[
+            "sample",
+            "no-such.json",
+            "--points",
+            "ok.npy",
+            "-o",
+            "v.npy",
+        ],
         "graph file no-such.json",
     );
     assert_refused(
