@@ -119,16 +119,41 @@ impl Failure {
     }
 }
 
+/// Whether an I/O error on a file the user named is the name's fault (bad input, exit 2): the
+/// file is missing, not permitted, a folder, or the name is not a valid path. Anything else
+/// (a read error of the disk, a full disk) is a failure of the machine (exit 1).
+pub fn is_bad_path(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        error.kind(),
+        NotFound | PermissionDenied | IsADirectory | NotADirectory | InvalidFilename | InvalidInput
+    )
+}
+
+/// The failure for an I/O error on the input file `path` (`what` names it: "graph file",
+/// "manifest", "--points"): bad input naming the file when [`is_bad_path`], else a failure
+/// of the machine, also naming it.
+pub fn input_file_failure(what: &str, path: &std::path::Path, error: std::io::Error) -> Failure {
+    Failure {
+        code: if is_bad_path(&error) {
+            EXIT_BAD_INPUT
+        } else {
+            EXIT_INTERNAL
+        },
+        message: format!("{what} {}: {error}", path.display()),
+    }
+}
+
 /// Reads a text input file (a graph or a manifest) of at most [`MAX_INPUT_FILE_BYTES`];
 /// `what` names it in messages ("graph file", "manifest").
 pub fn read_input_file(what: &str, path: &std::path::Path) -> Result<String, Failure> {
     use std::io::Read;
     let fail = |e: String| Failure::bad_input(format!("{what} {}: {e}", path.display()));
-    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let file = std::fs::File::open(path).map_err(|e| input_file_failure(what, path, e))?;
     let mut bytes = Vec::new();
     file.take(MAX_INPUT_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| input_file_failure(what, path, e))?;
     if bytes.len() as u64 > MAX_INPUT_FILE_BYTES {
         return Err(fail(format!(
             "larger than the limit of {} MiB",

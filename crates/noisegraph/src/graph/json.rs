@@ -228,12 +228,17 @@ impl<'a> Reader<'a> {
         (out, listed)
     }
 
-    /// Exactly two finite numbers within [-`limit`, `limit`] (remap's `from` and `to`).
+    /// Exactly two finite numbers within [-`limit`, `limit`] (remap's `from` and `to`):
+    /// required where the schema says so (no range fits every source); the stand-in after
+    /// an issue is the default, or [0, 1].
     fn pair(&mut self, spec: &FieldSpec) -> [f64; 2] {
         let (key, default) = (spec.name, spec.default_pair().unwrap_or([0.0, 1.0]));
         let limit = spec.max.unwrap_or(f64::MAX);
         match self.get(key) {
-            None => default,
+            None => {
+                self.issue(key, "is required: a list of two numbers [a, b]");
+                default
+            }
             Some(Value::Array(items)) if items.len() == 2 => {
                 let mut out = default;
                 for (i, v) in items.iter().enumerate() {

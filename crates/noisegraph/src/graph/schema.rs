@@ -170,6 +170,9 @@ pub struct FieldSpec {
     /// For editors: the value a new node gets, where it differs from the default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial: Option<FieldValue>,
+    /// The field must be given (it has no default).
+    #[serde(skip_serializing_if = "is_false")]
+    pub required: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -191,6 +194,7 @@ impl FieldSpec {
             log: false,
             min_dims: None,
             initial: None,
+            required: false,
         }
     }
     const fn number(name: &'static str, default: f64, doc: &'static str) -> Self {
@@ -211,9 +215,10 @@ impl FieldSpec {
             ..FieldSpec::new(name, FieldKind::Axes, doc)
         }
     }
-    const fn pair(name: &'static str, default: [f64; 2], doc: &'static str) -> Self {
+    /// A pair of numbers with no default: the node must give it.
+    const fn required_pair(name: &'static str, doc: &'static str) -> Self {
         FieldSpec {
-            default: Some(FieldValue::Pair(default)),
+            required: true,
             ..FieldSpec::new(name, FieldKind::Pair, doc)
         }
     }
@@ -800,10 +805,12 @@ pub const POINTWISE: &[OpDecl] = &[
         inputs_doc: "the input field",
         summary: "the linear map of [from0, from1] onto [to0, to1]",
         fields: &[
-            FieldSpec::pair("from", [0.0, 1.0], "source range [a, b] (a and b differ)")
+            FieldSpec::required_pair("from", "source range [a, b] (a and b differ)")
                 .magnitude(MAX_VALUE)
                 .initial(FieldValue::Pair([-1.0, 1.0])),
-            FieldSpec::pair("to", [0.0, 1.0], "target range [c, d]").magnitude(MAX_VALUE),
+            FieldSpec::required_pair("to", "target range [c, d]")
+                .magnitude(MAX_VALUE)
+                .initial(FieldValue::Pair([0.0, 1.0])),
         ],
         crease: None,
     },
@@ -919,6 +926,9 @@ fn field_cell(f: &FieldSpec) -> String {
     }
     if let Some(d) = &f.default {
         notes.push(format!("default {}", shown_value(d)));
+    }
+    if f.required {
+        notes.push("required".to_string());
     }
     s.push_str(&format!(" ({})", {
         let mut parts = vec![f.doc.replace('|', "\\|")];
