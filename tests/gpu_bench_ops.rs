@@ -116,3 +116,24 @@ fn engine_kernels_count_per_octave_and_per_form() {
     assert_eq!((split.bytes_written, split.bytes_read), (16.0, 12.0));
     assert_eq!(split.ops, eight.ops);
 }
+
+#[test]
+fn nested_constant_loops_multiply() {
+    // The inner counter is declared inside the outer loop: naga sets it with a store.
+    let c = count_entry_point(&kernel(
+        "for (var a = 0; a < 3; a++) { for (var b = 0; b < 2; b++) { acc = acc * 1.5; } }",
+    ))
+    .unwrap();
+    assert_eq!(c.float, 6.0);
+    assert!(!c.lower_bound);
+    // Cellular's 3x3 (and outer-ring) cell loops are such loops.
+    let g = NoiseGraph::from_json(
+        r#"{"seed": 1, "output": "n", "nodes": [{"id": "n", "type": "cellular", "frequency": 8}]}"#,
+    )
+    .unwrap();
+    let plan = Plan::new(&g, None).unwrap();
+    let view = View::image(8, 8);
+    let cellular = cost::plan_cost(&plan, &view, &RunOptions::default(), FieldForm::Value).unwrap();
+    assert!(!cellular.ops.lower_bound, "{cellular:?}");
+    assert!(cellular.ops.float > 9.0 * 20.0, "{cellular:?}");
+}

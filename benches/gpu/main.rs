@@ -12,7 +12,7 @@ mod ops;
 mod report;
 mod timer;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -32,9 +32,16 @@ struct Args {
     /// The short version (smaller sizes, fewer repetitions): CI runs it on lavapipe.
     #[arg(long)]
     quick: bool,
-    /// Folder for gpu-bench.md and gpu-bench.json (default: target/gpu-bench).
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    /// Folder for gpu-bench.md and gpu-bench.json.
+    #[arg(long, value_name = "DIR", default_value = "target/gpu-bench")]
+    out: PathBuf,
+    /// The `noisegraph` binary the whole-process bake runs (default: the one cargo built
+    /// with this bench, else `noisegraph` beside this executable).
+    #[arg(long, value_name = "PATH")]
+    noisegraph: Option<PathBuf>,
+    /// The commit the figures are of (default: `git rev-parse --short HEAD` here).
+    #[arg(long)]
+    commit: Option<String>,
     /// The adapter's peak operations per second (fp32 FLOP/s), e.g. 60e12 for an H200
     /// (the default when the adapter's name says H200; otherwise the roofline is "n/a").
     #[arg(long, value_name = "OP/S")]
@@ -146,11 +153,8 @@ fn run(args: &Args) -> Result<(), String> {
         peak_bytes_per_s: args.peak_bw.or(h200.then_some(H200_PEAK_BW)),
     };
     let scale = Scale::new(args.quick);
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| repo().join("target/gpu-bench"));
-    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let out = &args.out;
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
 
     let mut rows: Vec<Row> = Vec::new();
     let mut push = |row: Row| {
@@ -238,10 +242,12 @@ fn run(args: &Args) -> Result<(), String> {
     for &count in &scale.points {
         push(measure::points(&bench, &point_graph, count, reps)?);
     }
-    let scratch = repo().join("target/gpu-bench-scratch");
+    // The bake's output (256 MiB at 8192²) goes to a temporary folder, not to --out (which
+    // may be copied back from a device machine), and is deleted after each run.
+    let scratch = std::env::temp_dir().join(format!("noisegraph-gpu-bench-{}", std::process::id()));
     let b = scale.bake;
     push(measure::bake(
-        Path::new(env!("CARGO_BIN_EXE_noisegraph")),
+        &noisegraph_binary(args)?,
         &graph_json("perlin", 2, b as f64 / 64.0, 8),
         b,
         scale.bake_reps,
@@ -259,7 +265,10 @@ fn run(args: &Args) -> Result<(), String> {
         adapter: bench.adapter.clone(),
         roofline,
         quick: args.quick,
-        commit: git(&["rev-parse", "--short", "HEAD"]),
+        commit: args
+            .commit
+            .clone()
+            .unwrap_or_else(|| git(&["rev-parse", "--short", "HEAD"])),
         date_utc: utc_now(),
         cpu_threads: rayon::current_num_threads(),
         rows,
@@ -275,15 +284,34 @@ fn run(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// `--noisegraph`, else the binary cargo built with this bench, else `noisegraph` beside
+/// this executable (a prebuilt copy, see run.sh).
+fn noisegraph_binary(args: &Args) -> Result<PathBuf, String> {
+    if let Some(path) = &args.noisegraph {
+        return Ok(path.clone());
+    }
+    let built = PathBuf::from(env!("CARGO_BIN_EXE_noisegraph"));
+    if built.is_file() {
+        return Ok(built);
+    }
+    let beside = std::env::current_exe()
+        .map_err(|e| e.to_string())?
+        .with_file_name("noisegraph");
+    if beside.is_file() {
+        Ok(beside)
+    } else {
+        Err(format!(
+            "no noisegraph binary at {} or {}: pass --noisegraph PATH",
+            built.display(),
+            beside.display()
+        ))
+    }
 }
 
-/// `git ARGS` in the repository, or "unknown" (a copy without .git).
+/// `git ARGS` in the current folder, or "unknown" (a copy without .git).
 fn git(args: &[&str]) -> String {
     std::process::Command::new("git")
         .args(args)
-        .current_dir(repo())
         .output()
         .ok()
         .filter(|o| o.status.success())

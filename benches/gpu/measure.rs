@@ -241,10 +241,21 @@ fn points_label(n: usize) -> String {
     }
 }
 
+/// Removes a scratch folder however the measurement ends.
+struct RemoveOnDrop<'a>(&'a Path);
+
+impl Drop for RemoveOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.0);
+    }
+}
+
 /// `noisegraph bake GRAPH -o SCRATCH/bake.npy --size WxH --backend gpu` as a whole process:
-/// the first run with an empty pipeline cache (cold), then `reps` runs (warm cache).
+/// the first run with an empty pipeline cache (cold), then `reps` runs (warm cache). `scratch`
+/// holds the graph, the cache and the output, and is removed afterwards.
 pub fn bake(exe: &Path, graph_json: &str, size: u32, reps: usize, scratch: &Path) -> Result<Row> {
     std::fs::create_dir_all(scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let _cleanup = RemoveOnDrop(scratch);
     let graph_path = scratch.join("bake-graph.json");
     std::fs::write(&graph_path, graph_json).map_err(|e| e.to_string())?;
     let cache = scratch.join("pipeline-cache");
@@ -270,7 +281,6 @@ pub fn bake(exe: &Path, graph_json: &str, size: u32, reps: usize, scratch: &Path
     let cold = run()?;
     let warm: Vec<f64> = (0..reps).map(|_| run()).collect::<Result<_>>()?;
     let bytes = std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0);
-    let _ = std::fs::remove_file(&output);
     Ok(Row {
         workload: "whole-process bake, fBm 8 oct. Perlin 2D (npy)".into(),
         size: format!("{size}x{size}"),

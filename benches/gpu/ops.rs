@@ -134,8 +134,8 @@ impl<'m> Counter<'m> {
 
     fn block(&mut self, scope: &Scope, block: &Block) -> OpCount {
         let mut count = OpCount::default();
-        for statement in block.iter() {
-            let c = self.statement(scope, statement);
+        for (i, statement) in block.iter().enumerate() {
+            let c = self.statement(scope, statement, &block[..i]);
             count.add(c, 1.0);
             // Nothing after a return or a break runs.
             if matches!(statement, Statement::Return { .. } | Statement::Break) {
@@ -145,7 +145,9 @@ impl<'m> Counter<'m> {
         count
     }
 
-    fn statement(&mut self, scope: &Scope, statement: &Statement) -> OpCount {
+    /// One statement's count; `before` holds the statements before it in its block (where a
+    /// loop counter declared inside another loop gets its first value).
+    fn statement(&mut self, scope: &Scope, statement: &Statement, before: &[Statement]) -> OpCount {
         match statement {
             Statement::Emit(range) => {
                 let mut count = OpCount::default();
@@ -177,7 +179,7 @@ impl<'m> Counter<'m> {
             } => {
                 let mut once = self.block(scope, body);
                 once.add(self.block(scope, continuing), 1.0);
-                match self.trip_count(scope, body, continuing) {
+                match self.trip_count(scope, body, continuing, before) {
                     Some(n) => OpCount::scaled_sum(&[(once, n as f64)]),
                     None => {
                         once.lower_bound = true;
@@ -267,32 +269,17 @@ impl<'m> Counter<'m> {
         c
     }
 
-    /// A boolean constant condition (a literal, or a constant's literal).
+    /// A boolean constant condition (see [`Counter::constant`]).
     fn const_bool(&self, scope: &Scope, handle: Handle<Expression>) -> Option<bool> {
-        match self.const_literal(scope, handle)? {
+        match self.constant(&scope.function.expressions, handle)? {
             Literal::Bool(b) => Some(b),
             _ => None,
         }
     }
 
-    fn const_literal(&self, scope: &Scope, handle: Handle<Expression>) -> Option<Literal> {
-        match &scope.function.expressions[handle] {
-            Expression::Literal(l) => Some(*l),
-            Expression::Constant(c) => self.global_literal(self.module.constants[*c].init),
-            _ => None,
-        }
-    }
-
-    fn global_literal(&self, handle: Handle<Expression>) -> Option<Literal> {
-        match &self.module.global_expressions[handle] {
-            Expression::Literal(l) => Some(*l),
-            Expression::Constant(c) => self.global_literal(self.module.constants[*c].init),
-            _ => None,
-        }
-    }
-
+    /// An integer constant (see [`Counter::constant`]).
     fn const_int(&self, scope: &Scope, handle: Handle<Expression>) -> Option<i64> {
-        match self.const_literal(scope, handle)? {
+        match self.constant(&scope.function.expressions, handle)? {
             Literal::I32(v) => Some(v as i64),
             Literal::U32(v) => Some(v as i64),
             Literal::I64(v) => Some(v),
@@ -302,10 +289,42 @@ impl<'m> Counter<'m> {
         }
     }
 
+    /// The value of a constant expression of `exprs` (a function's or the module's): a
+    /// literal, a named constant, or the negation of an integer constant.
+    fn constant(
+        &self,
+        exprs: &naga::Arena<Expression>,
+        handle: Handle<Expression>,
+    ) -> Option<Literal> {
+        match &exprs[handle] {
+            Expression::Literal(l) => Some(*l),
+            Expression::Constant(c) => self.constant(
+                &self.module.global_expressions,
+                self.module.constants[*c].init,
+            ),
+            Expression::Unary {
+                op: UnaryOperator::Negate,
+                expr,
+            } => match self.constant(exprs, *expr)? {
+                Literal::I32(v) => Some(Literal::I32(-v)),
+                Literal::I64(v) => Some(Literal::I64(-v)),
+                Literal::AbstractInt(v) => Some(Literal::AbstractInt(-v)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The trip count of `for (var i = A; i < B; i++)` (or `<=`) with constant A and B and
     /// no other exit, as naga lowers it: the body opens with `if (cond) {} else { break; }`
     /// on a load of the counter, and the continuing block stores the counter plus 1.
-    fn trip_count(&self, scope: &Scope, body: &Block, continuing: &Block) -> Option<i64> {
+    fn trip_count(
+        &self,
+        scope: &Scope,
+        body: &Block,
+        continuing: &Block,
+        before: &[Statement],
+    ) -> Option<i64> {
         let exprs = &scope.function.expressions;
         let mut statements = body.iter().skip_while(|s| matches!(s, Statement::Emit(_)));
         let Some(Statement::If {
@@ -333,7 +352,17 @@ impl<'m> Counter<'m> {
             return None;
         };
         let bound = self.const_int(scope, *right)?;
-        let start = self.const_int(scope, scope.function.local_variables[*var].init?)?;
+        // The counter's first value: its initializer, or (for a variable declared inside
+        // another loop, which naga re-initializes with a store) the last store before the loop.
+        let stored = before.iter().rev().find_map(|s| match s {
+            Statement::Store { pointer, value }
+                if matches!(exprs[*pointer], Expression::LocalVariable(v) if v == *var) =>
+            {
+                Some(*value)
+            }
+            _ => None,
+        });
+        let start = self.const_int(scope, stored.or(scope.function.local_variables[*var].init)?)?;
         // The counter steps by one in the continuing block.
         let steps_by_one = continuing.iter().any(|s| match s {
             Statement::Store { pointer, value } => {
