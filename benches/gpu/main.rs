@@ -265,6 +265,11 @@ fn run(args: &Args) -> Result<(), String> {
         adapter: bench.adapter.clone(),
         roofline,
         quick: args.quick,
+        build: if cfg!(debug_assertions) {
+            "test profile".into()
+        } else {
+            "release".into()
+        },
         commit: args
             .commit
             .clone()

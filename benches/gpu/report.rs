@@ -99,6 +99,8 @@ pub struct Report {
     pub adapter: AdapterReport,
     pub roofline: Roofline,
     pub quick: bool,
+    /// "release", or "test profile" (debug assertions on: the host's parts run slower).
+    pub build: String,
     pub commit: String,
     pub date_utc: String,
     pub cpu_threads: usize,
@@ -118,7 +120,7 @@ impl Report {
     pub fn markdown(&self) -> String {
         let a = &self.adapter;
         let mut s = format!(
-            "Adapter: {} ({}, {}), driver {} {}; kernel times: {}. Commit {}, {} UTC, {}; {} CPU threads. Peaks: {} op/s, {} B/s.\n\n",
+            "Adapter: {} ({}, {}), driver {} {}; kernel times: {}. Commit {}, {} UTC, {}, {} build; {} CPU threads. Peaks: {} op/s, {} B/s.\n\n",
             a.name,
             a.backend,
             a.device_type,
@@ -132,6 +134,7 @@ impl Report {
             self.commit,
             self.date_utc,
             if self.quick { "--quick" } else { "full run" },
+            self.build,
             self.cpu_threads,
             self.roofline
                 .peak_ops_per_s

@@ -21,10 +21,18 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 start=$(date +%s)
 
 # Builds only what the bench needs (the bench target, the binary it runs, their crates);
-# cargo's JSON messages name the executables.
+# cargo's JSON messages name the executables. GPU_BENCH_PROFILE=test builds with the test
+# profile instead of release, reusing what `cargo test` built (CI does: the kernels' times
+# are lavapipe's JIT code either way; the host's parts run slower).
 build() {
-    cargo bench --bench gpu --no-run --message-format=json-render-diagnostics >target/gpu-bench-build.json
-    echo "gpu bench: build $(($(date +%s) - start)) s" >&2
+    local cmd=(cargo bench --bench gpu --no-run)
+    case "${GPU_BENCH_PROFILE:-release}" in
+        release) ;;
+        test) cmd=(cargo test --bench gpu --no-run) ;;
+        *) echo "GPU_BENCH_PROFILE must be release or test (got '$GPU_BENCH_PROFILE')" >&2; exit 2 ;;
+    esac
+    "${cmd[@]}" --message-format=json-render-diagnostics >target/gpu-bench-build.json
+    echo "gpu bench: build (${GPU_BENCH_PROFILE:-release}) $(($(date +%s) - start)) s" >&2
 }
 # The executable of the cargo target of kind $1 named $2.
 executable() {
