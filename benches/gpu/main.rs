@@ -19,7 +19,7 @@ use clap::Parser;
 use noisegraph::gpu::Specialize;
 use noisegraph::{FieldForm, NoiseGraph, View};
 
-use report::{Report, Roofline, Row};
+use report::{Report, Roofline};
 use timer::Bench;
 
 /// An H200's peaks: fp32 (no tensor cores) and HBM3e bandwidth.
@@ -44,14 +44,25 @@ struct Args {
     commit: Option<String>,
     /// The adapter's peak operations per second (fp32 FLOP/s), e.g. 60e12 for an H200
     /// (the default when the adapter's name says H200; otherwise the roofline is "n/a").
-    #[arg(long, value_name = "OP/S")]
+    #[arg(long, value_name = "OP/S", value_parser = positive_rate, allow_hyphen_values = true)]
     peak_flops: Option<f64>,
     /// The adapter's peak memory bandwidth in bytes per second, e.g. 4.8e12 for an H200.
-    #[arg(long, value_name = "B/S")]
+    #[arg(long, value_name = "B/S", value_parser = positive_rate, allow_hyphen_values = true)]
     peak_bw: Option<f64>,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
+}
+
+/// A peak rate: a finite number above 0 (`60e12`); clap reports anything else as a usage
+/// error (exit status 2).
+fn positive_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "a peak rate is a number above 0, such as 60e12 (got '{text}')"
+        )),
+    }
 }
 
 /// Sizes and repetitions of a run.
@@ -133,6 +144,102 @@ fn main() -> ExitCode {
     }
 }
 
+/// One workload of the run.
+enum Job {
+    Plan {
+        name: String,
+        graph: NoiseGraph,
+        view: View,
+        form: FieldForm,
+        specialize: Specialize,
+    },
+    Points(usize),
+    Bake(u32),
+    Frames([u32; 2]),
+}
+
+impl Job {
+    fn label(&self) -> String {
+        match self {
+            Job::Plan { name, view, .. } => format!("{name} {}", measure::size_label(view)),
+            Job::Points(n) => format!("point query, {n} points"),
+            Job::Bake(n) => format!("whole-process bake {n}x{n}"),
+            Job::Frames([w, h]) => format!("CompiledGraph frame {w}x{h}"),
+        }
+    }
+}
+
+/// The run's workloads, in order. Frequencies keep the compare bench's 1/64 cycle per pixel
+/// in 2D and 1/16 per voxel.
+fn jobs(scale: &Scale) -> Vec<Job> {
+    let plan = |name: &str, graph, view, form, specialize| Job::Plan {
+        name: name.into(),
+        graph,
+        view,
+        form,
+        specialize,
+    };
+    let mut jobs = Vec::new();
+    for n in [scale.image, scale.large] {
+        for specialize in [Specialize::Never, Specialize::Always] {
+            jobs.push(plan(
+                "fBm 8 oct. Perlin 2D",
+                graph("perlin", 2, n as f64 / 64.0, 8),
+                View::image(n, n),
+                FieldForm::Value,
+                specialize,
+            ));
+        }
+    }
+    let n = scale.image;
+    for family in ["value", "perlin", "simplex", "cellular"] {
+        jobs.push(plan(
+            &format!("1 oct. {family} 2D"),
+            graph(family, 2, n as f64 / 64.0, 1),
+            View::image(n, n),
+            FieldForm::Value,
+            Specialize::Auto,
+        ));
+    }
+    let m = scale.volume;
+    jobs.push(plan(
+        "1 oct. Perlin 3D",
+        graph("perlin", 3, m as f64 / 16.0, 1),
+        View::volume(m, m, m),
+        FieldForm::Value,
+        Specialize::Auto,
+    ));
+    let s = scale.spectral;
+    for family in ["gabor", "phasor", "wave", "wavelet"] {
+        jobs.push(plan(
+            &format!("1 oct. {family} 2D"),
+            graph(family, 2, s as f64 / 64.0, 1),
+            View::image(s, s),
+            FieldForm::Value,
+            Specialize::Auto,
+        ));
+    }
+    for (form, name) in [
+        (FieldForm::Value, "fBm 8 oct. Perlin 2D, value"),
+        (
+            FieldForm::Gradient,
+            "fBm 8 oct. Perlin 2D, value + gradient",
+        ),
+    ] {
+        jobs.push(plan(
+            name,
+            graph("perlin", 2, n as f64 / 64.0, 8),
+            View::image(n, n),
+            form,
+            Specialize::Auto,
+        ));
+    }
+    jobs.extend(scale.points.iter().map(|&count| Job::Points(count)));
+    jobs.push(Job::Bake(scale.bake));
+    jobs.push(Job::Frames(scale.frame));
+    jobs
+}
+
 fn run(args: &Args) -> Result<(), String> {
     let bench = Bench::open()?;
     let a = &bench.adapter;
@@ -153,115 +260,12 @@ fn run(args: &Args) -> Result<(), String> {
         peak_bytes_per_s: args.peak_bw.or(h200.then_some(H200_PEAK_BW)),
     };
     let scale = Scale::new(args.quick);
-    let out = &args.out;
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-
-    let mut rows: Vec<Row> = Vec::new();
-    let mut push = |row: Row| {
-        let mut row = row;
-        roofline.apply(&mut row);
-        eprintln!(
-            "  {} {}: kernel {} ms, total {} ms",
-            row.workload,
-            row.size,
-            row.kernel_ms.map_or("n/a".into(), |v| format!("{v:.3}")),
-            row.total_ms.map_or("n/a".into(), |v| format!("{v:.1}"))
-        );
-        rows.push(row);
-    };
-    let reps = scale.reps;
-    // Frequencies keep the compare bench's 1/64 cycle per pixel in 2D and 1/16 per voxel.
-    for n in [scale.image, scale.large] {
-        let g = graph("perlin", 2, n as f64 / 64.0, 8);
-        for specialize in [Specialize::Never, Specialize::Always] {
-            push(measure::plan(
-                &bench,
-                "fBm 8 oct. Perlin 2D",
-                &g,
-                View::image(n, n),
-                FieldForm::Value,
-                specialize,
-                reps,
-            )?);
-        }
-    }
-    for family in ["value", "perlin", "simplex", "cellular"] {
-        let n = scale.image;
-        push(measure::plan(
-            &bench,
-            &format!("1 oct. {family} 2D"),
-            &graph(family, 2, n as f64 / 64.0, 1),
-            View::image(n, n),
-            FieldForm::Value,
-            Specialize::Auto,
-            reps,
-        )?);
-    }
-    let m = scale.volume;
-    push(measure::plan(
-        &bench,
-        "1 oct. Perlin 3D",
-        &graph("perlin", 3, m as f64 / 16.0, 1),
-        View::volume(m, m, m),
-        FieldForm::Value,
-        Specialize::Auto,
-        reps,
-    )?);
-    for family in ["gabor", "phasor", "wave", "wavelet"] {
-        let n = scale.spectral;
-        push(measure::plan(
-            &bench,
-            &format!("1 oct. {family} 2D"),
-            &graph(family, 2, n as f64 / 64.0, 1),
-            View::image(n, n),
-            FieldForm::Value,
-            Specialize::Auto,
-            reps,
-        )?);
-    }
-    let n = scale.image;
-    let fbm = graph("perlin", 2, n as f64 / 64.0, 8);
-    for (form, name) in [
-        (FieldForm::Value, "fBm 8 oct. Perlin 2D, value"),
-        (
-            FieldForm::Gradient,
-            "fBm 8 oct. Perlin 2D, value + gradient",
-        ),
-    ] {
-        push(measure::plan(
-            &bench,
-            name,
-            &fbm,
-            View::image(n, n),
-            form,
-            Specialize::Auto,
-            reps,
-        )?);
-    }
-    let point_graph = graph("perlin", 2, 4.0, 8);
-    for &count in &scale.points {
-        push(measure::points(&bench, &point_graph, count, reps)?);
-    }
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let noisegraph = noisegraph_binary(args)?;
     // The bake's output (256 MiB at 8192²) goes to a temporary folder, not to --out (which
-    // may be copied back from a device machine), and is deleted after each run.
+    // may be copied back from a device machine), and is deleted afterwards.
     let scratch = std::env::temp_dir().join(format!("noisegraph-gpu-bench-{}", std::process::id()));
-    let b = scale.bake;
-    push(measure::bake(
-        &noisegraph_binary(args)?,
-        &graph_json("perlin", 2, b as f64 / 64.0, 8),
-        b,
-        scale.bake_reps,
-        &scratch,
-    )?);
-    let [w, h] = scale.frame;
-    push(measure::frames(
-        &bench,
-        &graph("perlin", 3, w as f64 / 64.0, 8),
-        View::image(w, h),
-        scale.frames,
-    )?);
-
-    let report = Report {
+    let mut report = Report {
         adapter: bench.adapter.clone(),
         roofline,
         quick: args.quick,
@@ -276,15 +280,75 @@ fn run(args: &Args) -> Result<(), String> {
             .unwrap_or_else(|| git(&["rev-parse", "--short", "HEAD"])),
         date_utc: utc_now(),
         cpu_threads: rayon::current_num_threads(),
-        rows,
+        rows: Vec::new(),
+        failures: Vec::new(),
     };
-    let markdown = report.markdown();
-    println!("\n{markdown}");
-    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-    for (name, text) in [("gpu-bench.md", &markdown), ("gpu-bench.json", &json)] {
+    let reps = scale.reps;
+    for job in jobs(&scale) {
+        let label = job.label();
+        let result = match &job {
+            Job::Plan {
+                name,
+                graph,
+                view,
+                form,
+                specialize,
+            } => measure::plan(&bench, name, graph, *view, *form, *specialize, reps),
+            Job::Points(n) => measure::points(&bench, &graph("perlin", 2, 4.0, 8), *n, reps),
+            Job::Bake(n) => measure::bake(
+                &noisegraph,
+                &graph_json("perlin", 2, *n as f64 / 64.0, 8),
+                *n,
+                scale.bake_reps,
+                &scratch,
+            ),
+            Job::Frames([w, h]) => measure::frames(
+                &bench,
+                &graph("perlin", 3, *w as f64 / 64.0, 8),
+                View::image(*w, *h),
+                scale.frames,
+            ),
+        };
+        match result {
+            Ok(mut row) => {
+                roofline.apply(&mut row);
+                eprintln!(
+                    "  {label}: kernel {} ms, total {} ms",
+                    row.kernel_ms.map_or("n/a".into(), |v| format!("{v:.3}")),
+                    row.total_ms.map_or("n/a".into(), |v| format!("{v:.1}"))
+                );
+                report.rows.push(row);
+            }
+            // The other workloads still run: a device machine's call is not wasted.
+            Err(e) => {
+                eprintln!("  {label}: FAILED: {e}");
+                report.failures.push(format!("{label}: {e}"));
+            }
+        }
+        // Written after every workload: a run stopped at its time limit keeps what it measured.
+        write_report(&report, &args.out)?;
+    }
+    println!("\n{}", report.markdown());
+    for path in ["gpu-bench.md", "gpu-bench.json"] {
+        eprintln!("written to {}", args.out.join(path).display());
+    }
+    match report.failures.len() {
+        0 => Ok(()),
+        n => Err(format!(
+            "{n} workload(s) failed:\n{}",
+            report.failures.join("\n")
+        )),
+    }
+}
+
+fn write_report(report: &Report, out: &std::path::Path) -> Result<(), String> {
+    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+    for (name, text) in [
+        ("gpu-bench.md", report.markdown()),
+        ("gpu-bench.json", json),
+    ] {
         let path = out.join(name);
         std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-        eprintln!("written to {}", path.display());
     }
     Ok(())
 }

@@ -105,6 +105,8 @@ pub struct Report {
     pub date_utc: String,
     pub cpu_threads: usize,
     pub rows: Vec<Row>,
+    /// Workloads that failed, with the error: the others still ran.
+    pub failures: Vec<String>,
 }
 
 fn cell(v: Option<f64>, digits: usize) -> String {
@@ -176,6 +178,9 @@ impl Report {
                 percent(rf.and_then(|f| f.fraction_of_roofline)),
                 r.note
             ));
+        }
+        for f in &self.failures {
+            s.push_str(&format!("\nFailed: {f}\n"));
         }
         s
     }
