@@ -31,7 +31,8 @@ pub fn size_label(view: &View) -> String {
 }
 
 /// A plan run through `GpuContext::encode_plan_in` between timestamps, then its target read
-/// back (`read_field`, or `read_rgba` in gradient form).
+/// back (`read_field`, or `read_rgba` in gradient form) and its textures recycled. As in
+/// `GpuContext::run`, a split stage's partial-sum texture is made (and zero-filled) per run.
 pub fn plan(
     bench: &Bench,
     workload: &str,
@@ -64,6 +65,9 @@ pub fn plan(
             FieldForm::Gradient => ctx.read_rgba(target).map_err(err)?[0][0] as f64,
         };
         let read = start.elapsed();
+        // The next repetition reuses the textures, as `GpuContext::run` does: a fresh texture
+        // would add wgpu's zero-fill to the kernel time.
+        ctx.recycle(output);
         if rep > 0 {
             kernel.extend(timed.kernel.map(ms));
             record.push(ms(recorded));
