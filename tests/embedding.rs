@@ -780,3 +780,43 @@ fn requirements_say_what_to_ask_the_device_for() {
         Ok(_) => panic!("a device with too low limits compiled the graph"),
     }
 }
+
+/// `encode_plan` into a caller's encoder, submitted and waited for; the target read back.
+fn encoded_run(
+    ctx: &GpuContext,
+    graph: &NoiseGraph,
+    view: &View,
+) -> (noisegraph::gpu::GpuStageOutput, noisegraph::Field) {
+    let plan = noisegraph::Plan::new(graph, None).unwrap();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    let output = ctx
+        .encode_plan(&mut encoder, &plan, view, &RunOptions::default())
+        .unwrap();
+    ctx.queue().submit(Some(encoder.finish()));
+    let field = ctx.read_field(&output.textures[plan.target]).unwrap();
+    (output, field)
+}
+
+#[test]
+fn recycled_textures_serve_the_next_encode_plan() {
+    let Some(shared) = common::gpu() else { return };
+    let ctx = fresh_context(&shared);
+    let graph = warped(5, 0.25, 3.0, 0.2);
+    let view = View::image(33, 17);
+    let (first, field) = encoded_run(&ctx, &graph, &view);
+    let recycled = first.textures.clone();
+    ctx.recycle(first);
+    let (second, again) = encoded_run(&ctx, &graph, &view);
+    assert!(
+        second.textures.iter().all(|t| recycled.contains(t)),
+        "the second run made new textures"
+    );
+    assert_eq!(
+        field.data, again.data,
+        "a recycled texture changed the result"
+    );
+    // Textures of another size are not taken.
+    ctx.recycle(second);
+    let (other, _) = encoded_run(&ctx, &graph, &View::image(16, 16));
+    assert!(other.textures.iter().all(|t| !recycled.contains(t)));
+}
