@@ -259,9 +259,7 @@ fn parse_axes(flag: &str, text: &str, default: f64) -> Result<[f64; 3], Failure>
     Ok(out)
 }
 
-/// The longest side a bake may have: tiled bakes hold one row band (the width times a tile's
-/// height) in memory, so the width bounds it.
-pub const MAX_SIDE: u32 = 1 << 20;
+pub use noisegraph::graph::limits::MAX_SIDE;
 /// The most pixels one output may have (2^36: 256 GiB of f32).
 pub const MAX_PIXELS: u64 = 1 << 36;
 

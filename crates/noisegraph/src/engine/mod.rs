@@ -601,9 +601,10 @@ impl Executor {
 
     /// Runs the curl of `plan`'s target over `view` (see [`crate::curl`]): for an image, the
     /// 2D curl `(d/dy, -d/dx)` (2 components); for a volume, the curl of the vector potential
-    /// made of three copies of the plan with decorrelated seeds (3 components).
+    /// made of three copies of the plan with decorrelated seeds (3 components). A tile of a
+    /// volume is a volume, however few slices it has (its numbers are the volume's).
     pub fn run_curl(&self, plan: &Plan, view: &View, options: &RunOptions) -> Result<VectorField> {
-        if !view.is_volume() {
+        if view.full_size()[2] <= 1 {
             return Ok(crate::curl::curl_2d(
                 &self.run_gradient(plan, view, options)?,
             ));

@@ -67,6 +67,11 @@ pub const MAX_SCALE: f64 = 1e18;
 /// Largest magnitude of an octave's amplitude `gain^k` (10^18).
 pub const MAX_AMPLITUDE: f64 = 1e18;
 
+/// The longest side of a bake's view (2^20 pixels), for the command-line tool and the Python
+/// package: a tiled bake holds a row band (the width times a tile's height) in memory, and
+/// every pixel index stays far below 2^24, exact in f32.
+pub const MAX_SIDE: u32 = 1 << 20;
+
 /// A limit as messages show it: 2^k for powers of two, else in scientific notation.
 pub fn show_limit(limit: f64) -> String {
     let log = limit.log2();
