@@ -21,7 +21,8 @@ use clap::{Parser, Subcommand};
 pub const EXIT_CODES_HELP: &str = "Exit codes:
   0    success (every output written or already there with --resume)
   1    internal or device failure: GPU error, I/O error, a bug (nothing about the input)
-  2    usage or bad input: unknown flag, invalid graph or manifest, size over the limits
+  2    usage or bad input: unknown flag, invalid graph or manifest, a missing input file,
+       size over the limits
   3    a batch (several graphs or a manifest) in which some jobs failed; the others ran,
        and the summary line says how many failed
   130  interrupted by SIGINT (143: SIGTERM, 129: SIGHUP); the bake's temporary files are

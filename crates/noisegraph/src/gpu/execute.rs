@@ -283,7 +283,8 @@ impl GpuContext {
         Ok(output)
     }
 
-    /// Runs a plan and reads back the stages named by `which` (plan indices).
+    /// Runs a plan and reads back the stages named by `which` (plan indices). A view beyond
+    /// this device's texture limits runs in pieces that fit, stitched bit for bit.
     pub fn run_stages(
         &self,
         plan: &Plan,
@@ -374,7 +375,7 @@ impl GpuContext {
 
     /// Runs a plan in gradient form and reads back the gradient fields of the stages named
     /// by `which` (plan indices): `[value, d/dx, d/dy, d/dz]` per pixel with respect to the
-    /// view coordinates.
+    /// view coordinates. In pieces, like [`GpuContext::run_stages`], beyond the device's limits.
     pub fn run_gradient_stages(
         &self,
         plan: &Plan,
