@@ -3,14 +3,15 @@
 //! fade), at lattice points, on lattice lines and where inputs tie, three gradients agree: a
 //! point query's (`PointQuery`, what `noisegraph sample --gradient` runs), a one-pixel
 //! gradient bake's at the point (bit for bit), and the exported `NAME_grad` run in a user's
-//! compute shader on the GPU (lavapipe in CI; within the parity tolerance, scaled by the
+//! compute shader on the GPU in WGSL, GLSL 4.50 and HLSL (the last two compiled by glslang to
+//! SPIR-V; lavapipe in CI; within the parity tolerance, scaled by the
 //! frequency). The convention is the grid's: sign(0) = 0 (slope 0 where ridged, billow or abs
 //! meet 0), `a`'s gradient where min / max inputs tie, clamp's bounds inside.
 
 mod common;
-use common::gpu;
+use common::{glslang, gpu};
 
-use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
+use noisegraph::export::{export_shader, Language, ShaderOptions};
 use noisegraph::query::PointQuery;
 use noisegraph::{Executor, GpuContext, NoiseGraph, Plan, RunOptions, View};
 use serde_json::{json, Value};
@@ -138,22 +139,27 @@ fn queried(graph: &NoiseGraph) -> Vec<[f32; 3]> {
     g.chunks(3).map(|c| [c[0], c[1], c[2]]).collect()
 }
 
-/// The exported `crease_grad` evaluated at every point by a user's compute shader.
-fn exported(ctx: &GpuContext, graph: &NoiseGraph) -> Vec<[f32; 3]> {
-    let module = export_wgsl(graph, &WgslOptions::new("crease")).unwrap();
-    assert!(
-        module.tables.is_none(),
-        "these graphs need no table binding"
-    );
-    let source = format!(
-        "{}
+/// The user's compute shader around the exported `crease_grad` in `language`: it reads
+/// the points and writes (value, d/dx, d/dy) of each.
+fn user_shader(graph: &NoiseGraph, language: Language) -> wgpu::ShaderSource<'static> {
+    let export = export_shader(graph, &ShaderOptions::new("crease", language)).unwrap();
+    let n = POINTS.len();
+    match language {
+        Language::Wgsl => {
+            assert!(
+                export.tables.is_none(),
+                "these graphs need no table binding"
+            );
+            wgpu::ShaderSource::Wgsl(
+                format!(
+                    "{}
 @group(0) @binding(0) var<storage, read> user_points: array<vec2<f32>>;
 @group(0) @binding(1) var<storage, read_write> user_out: array<f32>;
 
 @compute @workgroup_size(64, 1, 1)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
     let i = id.x;
-    if (i >= arrayLength(&user_points)) {{
+    if (i >= {n}u) {{
         return;
     }}
     let r = crease_grad(user_points[i]);
@@ -162,13 +168,78 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
     user_out[3u * i + 2u] = r.d.y;
 }}
 ",
-        module.source
-    );
+                    export.source
+                )
+                .into(),
+            )
+        }
+        Language::Glsl => {
+            let user = format!(
+                "#version 450
+#extension GL_GOOGLE_include_directive : require
+layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+layout(std430, set = 0, binding = 0) readonly buffer UserPoints {{ vec2 user_points[]; }};
+layout(std430, set = 0, binding = 1) buffer UserOut {{ float user_out[]; }};
+#include \"crease.glsl\"
+void main() {{
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= {n}u) {{
+        return;
+    }}
+    crease_NoiseGrad r = crease_grad(user_points[i]);
+    user_out[3u * i] = r.value;
+    user_out[3u * i + 1u] = r.d.x;
+    user_out[3u * i + 2u] = r.d.y;
+}}
+"
+            );
+            let words = glslang::spirv(
+                "crease",
+                &[("user.comp", &user), ("crease.glsl", &export.source)],
+                false,
+            )
+            .unwrap();
+            wgpu::ShaderSource::SpirV(words.into())
+        }
+        Language::Hlsl => {
+            let user = format!(
+                "[[vk::binding(0, 0)]] StructuredBuffer<float2> user_points;
+[[vk::binding(1, 0)]] RWStructuredBuffer<float> user_out;
+#include \"crease.hlsl\"
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {{
+    uint i = id.x;
+    if (i >= {n}u) {{
+        return;
+    }}
+    crease_NoiseGrad r = crease_grad(user_points[i]);
+    user_out[3u * i] = r.value;
+    user_out[3u * i + 1u] = r.d.x;
+    user_out[3u * i + 2u] = r.d.y;
+}}
+"
+            );
+            let words = glslang::spirv(
+                "crease",
+                &[("user.hlsl", &user), ("crease.hlsl", &export.source)],
+                true,
+            )
+            .unwrap();
+            wgpu::ShaderSource::SpirV(words.into())
+        }
+        _ => unreachable!("the languages this machine runs"),
+    }
+}
+
+/// The exported `crease_grad` in `language` evaluated at every point by a user's compute
+/// shader.
+fn exported(ctx: &GpuContext, graph: &NoiseGraph, language: Language) -> Vec<[f32; 3]> {
+    let source = user_shader(graph, language);
     let device = ctx.device();
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("user shader"),
-        source: wgpu::ShaderSource::Wgsl(source.into()),
+        source,
     });
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some("user shader"),
@@ -295,15 +366,25 @@ fn the_exported_gradient_agrees_at_creases_on_the_gpu() {
     };
     for (name, graph) in cases() {
         let queried = queried(&graph);
-        let exported = exported(&ctx, &graph);
-        for ((p, q), e) in POINTS.iter().zip(&queried).zip(&exported) {
-            // The parity tolerance on values; gradients carry the frequency (4).
-            let tolerance = [1e-4, 4e-4, 4e-4];
-            for c in 0..3 {
-                assert!(
-                    (q[c] - e[c]).abs() <= tolerance[c] * q[c].abs().max(1.0),
-                    "{name} at {p:?}: query {q:?}, exported {e:?}"
-                );
+        // WGSL as written; GLSL 4.50 and HLSL compiled by glslang to SPIR-V.
+        for language in [Language::Wgsl, Language::Glsl, Language::Hlsl] {
+            let exported = exported(&ctx, &graph, language);
+            for ((p, q), e) in POINTS.iter().zip(&queried).zip(&exported) {
+                // The parity tolerance on values; gradients carry the frequency (4).
+                let tolerance = [1e-4, 4e-4, 4e-4];
+                for c in 0..3 {
+                    assert!(
+                        (q[c] - e[c]).abs() <= tolerance[c] * q[c].abs().max(1.0),
+                        "{name} ({language}) at {p:?}: query {q:?}, exported {e:?}"
+                    );
+                }
+                // The convention itself, not only closeness: a flat crease is exactly flat.
+                if q[1] == 0.0 && q[2] == 0.0 {
+                    assert!(
+                        e[1] == 0.0 && e[2] == 0.0,
+                        "{name} ({language}) at {p:?}: query {q:?}, exported {e:?}"
+                    );
+                }
             }
         }
     }

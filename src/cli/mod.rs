@@ -13,6 +13,7 @@ mod plot;
 mod runner;
 mod sample;
 mod serve;
+mod shader;
 mod wgsl;
 
 use clap::{Parser, Subcommand};
@@ -78,6 +79,10 @@ enum Command {
     /// A node as one self-contained WGSL module (fn NAME(p), NAME_precise(cell, local),
     /// NAME_grad(p)) to paste into your own shaders.
     Wgsl(wgsl::WgslArgs),
+    /// A node as source code in WGSL, GLSL 4.50, GLSL ES 3.00, HLSL or MSL (NAME(p),
+    /// NAME_precise(cell, local), NAME_grad(p)), optionally in an engine's shape (--target
+    /// unity|unreal|godot|threejs|shadertoy|metal).
+    Shader(shader::ShaderArgs),
 }
 
 /// A failure with its exit code.
@@ -217,6 +222,7 @@ fn run(cli: Cli) -> i32 {
         Command::Serve(args) => serve::run(args).map(|()| 0),
         Command::Sample(args) => sample::run(args).map(|()| 0),
         Command::Wgsl(args) => wgsl::run(args).map(|()| 0),
+        Command::Shader(args) => shader::run(args).map(|()| 0),
     };
     match result {
         Ok(code) => code,

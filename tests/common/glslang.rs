@@ -48,9 +48,14 @@ pub fn spirv(label: &str, files: &[(&str, &str)], hlsl: bool) -> Result<Vec<u32>
     }
     let main = files[0].0;
     let result = if hlsl {
-        glslang(&dir, &["-D", "-e", "main", "-V", "-S", "comp", main, "-o", "out.spv"])
+        glslang(
+            &dir,
+            &[
+                "-D", "-e", "main", "-V", "-Os", "-S", "comp", main, "-o", "out.spv",
+            ],
+        )
     } else {
-        glslang(&dir, &["-V", main, "-o", "out.spv"])
+        glslang(&dir, &["-V", "-Os", main, "-o", "out.spv"])
     };
     let words = result.map(|()| {
         let bytes = std::fs::read(dir.join("out.spv")).unwrap();

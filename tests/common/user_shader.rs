@@ -31,7 +31,6 @@ pub fn run(
     precise: bool,
     width: usize,
 ) -> Vec<f32> {
-    let device = ctx.device();
     let mut params = UserParams {
         origin: [0.0; 4],
         step: [0.0; 4],
@@ -52,13 +51,35 @@ pub fn run(
             params.origin[a] = view.origin[a] as f32;
         }
     }
+    let groups = [view.size[0].div_ceil(8), view.size[1].div_ceil(8), 1];
+    let count = view.pixel_count() as usize * width;
+    dispatch(
+        ctx,
+        pipeline,
+        bytemuck::bytes_of(&params),
+        tables,
+        count,
+        groups,
+    )
+}
+
+/// Runs `pipeline` with `uniform` at group 0 binding 0, an output of `count` floats
+/// (poisoned with NaN, so that a value the shader does not write fails) at binding 1 and
+/// `tables` (if any) at group 1 binding 0, over `groups` workgroups; returns the output.
+pub fn dispatch(
+    ctx: &GpuContext,
+    pipeline: &wgpu::ComputePipeline,
+    uniform: &[u8],
+    tables: Option<&[f32]>,
+    count: usize,
+    groups: [u32; 3],
+) -> Vec<f32> {
+    let device = ctx.device();
     let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: None,
-        contents: bytemuck::bytes_of(&params),
+        contents: uniform,
         usage: wgpu::BufferUsages::UNIFORM,
     });
-    let count = view.pixel_count() as usize * width;
-    // Poisoned with NaN: a pixel the shader does not write fails.
     let out = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: None,
         contents: bytemuck::cast_slice(&vec![f32::NAN; count]),
@@ -109,7 +130,7 @@ pub fn run(
         if let Some(g) = &group1 {
             pass.set_bind_group(1, g, &[]);
         }
-        pass.dispatch_workgroups(view.size[0].div_ceil(8), view.size[1].div_ceil(8), 1);
+        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
     }
     encoder.copy_buffer_to_buffer(&out, 0, &readback, 0, (count * 4) as u64);
     let index = ctx.queue().submit(Some(encoder.finish()));
@@ -121,9 +142,8 @@ pub fn run(
             timeout: None,
         })
         .expect("poll");
-    let view = slice.get_mapped_range().expect("mapped");
-    let data = bytemuck::cast_slice::<u8, f32>(&view).to_vec();
-    data
+    let mapped = slice.get_mapped_range().expect("mapped");
+    bytemuck::cast_slice::<u8, f32>(&mapped).to_vec()
 }
 
 pub fn pipeline(ctx: &GpuContext, source: wgpu::ShaderSource) -> wgpu::ComputePipeline {
@@ -170,7 +190,6 @@ pub fn views() -> [(View, bool); 2] {
     let far = near.with_origin([1.0e6 + 0.25, -2.0e5 - 0.5, 0.0]);
     [(near, false), (far, true)]
 }
-
 
 /// Compares the values a user shader wrote over `views()` (`gpu(view, precise)`, one float
 /// per pixel) with the CPU bake of `graph`; returns one line per view and whether it failed.

@@ -160,7 +160,15 @@ void main() {
         let names: Vec<String> = items(SAMPLE).into_iter().map(|i| i.name).collect();
         assert_eq!(
             names,
-            ["type_5", "ret_array", "h_table", "h_k", "naga_mod", "h", "main"]
+            [
+                "type_5",
+                "ret_array",
+                "h_table",
+                "h_k",
+                "naga_mod",
+                "h",
+                "main"
+            ]
         );
         let main = items(SAMPLE).pop().unwrap();
         assert_eq!(&SAMPLE[main.span], "void main() {\n}");
@@ -169,7 +177,10 @@ void main() {
     #[test]
     fn prefixes_helpers_but_not_members_or_namespaces() {
         let out = prefix_helpers(SAMPLE, "h");
-        assert!(out.contains("struct h_type_5 {\n    float inner[4];"), "{out}");
+        assert!(
+            out.contains("struct h_type_5 {\n    float inner[4];"),
+            "{out}"
+        );
         assert!(out.contains("h_type_5 t = h_k;"), "{out}");
         assert!(out.contains("t.inner[h_naga_mod(1, 2)]"), "{out}");
         assert!(out.contains("? h_table[0] : h_naga_mod(0, 1)"), "{out}");

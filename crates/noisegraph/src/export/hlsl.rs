@@ -153,10 +153,15 @@ mod tests {
                     float f() { return h_Constructarray2_float4_((0.0).xxxx, (1.0).xxxx)[0].x; }";
         let out = super::brace_initializers(code);
         assert!(
-            out.contains("static const float4 h_k[2] = { float4(1.0, 2.0, 3.0, 4.0), (0.0).xxxx };"),
+            out.contains(
+                "static const float4 h_k[2] = { float4(1.0, 2.0, 3.0, 4.0), (0.0).xxxx };"
+            ),
             "{out}"
         );
         // Calls inside functions stay calls.
-        assert!(out.contains("return h_Constructarray2_float4_((0.0).xxxx"), "{out}");
+        assert!(
+            out.contains("return h_Constructarray2_float4_((0.0).xxxx"),
+            "{out}"
+        );
     }
 }

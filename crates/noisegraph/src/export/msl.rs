@@ -32,7 +32,13 @@ pub(crate) fn translate(module: &WgslModule) -> Result<String> {
 
 /// The file: the header and the code (under `#pragma once`).
 pub(crate) fn finish(module: &WgslModule, options: &ShaderOptions, code: &str) -> String {
-    let mut s = header(module, Language::Msl, options.target, "metal::float", "metal::int");
+    let mut s = header(
+        module,
+        Language::Msl,
+        options.target,
+        "metal::float",
+        "metal::int",
+    );
     s.push_str("//\n// Include from a .metal file (any stage).\n#pragma once\n\n");
     s.push_str(code);
     s

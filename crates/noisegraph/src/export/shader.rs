@@ -303,7 +303,9 @@ pub fn export_shader(graph: &NoiseGraph, options: &ShaderOptions) -> Result<Shad
         if !declared.contains(&function) {
             return Err(Error::InvalidRequest(format!(
                 "--name '{name}' is not usable in {}: its back end renames `{function}` (a \
-                 reserved word or a name ending in a digit); choose another name",
+                 reserved word, a name ending in a digit, or a short name such as `h` or `p` \
+                 that the noise code uses for its own variables); choose another name, such as \
+                 '{name}_noise'",
                 options.language.version()
             )));
         }
@@ -342,7 +344,11 @@ pub fn declared_names(export: &ShaderExport) -> BTreeSet<String> {
 
 /// Parses and validates the WGSL a translation starts from.
 pub(crate) fn naga_module(source: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
-    let bug = |e: String| Error::Gpu(format!("the exported module failed validation (a bug): {e}"));
+    let bug = |e: String| {
+        Error::Gpu(format!(
+            "the exported module failed validation (a bug): {e}"
+        ))
+    };
     let module = naga::front::wgsl::parse_str(source).map_err(|e| bug(e.emit_to_string(source)))?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
