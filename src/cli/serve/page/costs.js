@@ -3,10 +3,11 @@
 // the CPU path: the largest difference per node, /api/parity), shown in the nodes' boxes.
 import { postCosts, postParity } from './api.js';
 import { $ } from './dom.js';
-import { state } from './state.js';
+import { inputIds } from './schema.js';
+import { nodeById, state } from './state.js';
 
 // id -> { own, total } | { errors }; id -> { max_abs, tolerance, ok }.
-const shown = { costs: new Map(), parity: new Map(), stale: false, busy: 0 };
+const shown = { costs: new Map(), parity: new Map(), parityUpstream: new Set(), stale: false, busy: 0 };
 
 // The request fields of the view (set by the view module).
 let viewRequestFn = () => ({});
@@ -33,6 +34,7 @@ export function showCosts() {
     const parts = [];
     if (c && c.total !== undefined) parts.push(`own ${fmtMs(c.own)} ms · total ${fmtMs(c.total)} ms`);
     if (p) parts.push(`GPU−CPU ${p.max_abs.toExponential(1)}${p.ok ? '' : ' (over tolerance)'}`);
+    else if (shown.parityUpstream.has(b.dataset.id)) parts.push('GPU−CPU: inside its reader’s stage');
     line.textContent = parts.join('\n');
     line.classList.toggle('stale', shown.stale);
     line.classList.toggle('over', !!p && !p.ok);
@@ -78,6 +80,16 @@ export function runParity() {
   const r = viewRequestFn();
   return run(postParity, { graph: r.graph, node: r.node, size: r.size, origin: r.origin, extent: r.extent }, (answer) => {
     shown.parity = new Map(answer.parity.map((p) => [p.node, p]));
+    // Nodes the stages evaluate inline (a fractal's family): checked within their reader.
+    shown.parityUpstream = new Set();
+    const todo = [answer.node];
+    while (todo.length) {
+      const id = todo.pop();
+      if (shown.parityUpstream.has(id)) continue;
+      shown.parityUpstream.add(id);
+      const n = nodeById(id);
+      if (n) todo.push(...inputIds(n));
+    }
     $('costs-info').textContent = `GPU (${answer.gpu}) vs CPU for ${answer.node} and its upstream: largest difference per node`;
   });
 }
