@@ -32,7 +32,7 @@ export function showCosts() {
     const c = shown.costs.get(b.dataset.id);
     const p = shown.parity.get(b.dataset.id);
     const parts = [];
-    if (c && c.total !== undefined) parts.push(`own ${fmtMs(c.own)} ms · total ${fmtMs(c.total)} ms`);
+    if (c && c.total !== undefined) parts.push(`own ${fmtMs(c.own)} · total ${fmtMs(c.total)} ms`);
     if (p) parts.push(`GPU−CPU ${p.max_abs.toExponential(1)}${p.ok ? '' : ' (over tolerance)'}`);
     else if (shown.parityUpstream.has(b.dataset.id)) parts.push('GPU−CPU: inside its reader’s stage');
     line.textContent = parts.join('\n');
