@@ -317,6 +317,18 @@ test('the 3D view: a lit mesh with exact normals that turns when dragged; tiled 
   const tiled = await meshPixels(page);
   assert.ok(tiled.colours > 100);
   await page.locator('#mesh').screenshot({ path: `${process.env.NOISEGRAPH_SHOTS ?? '/tmp'}/noisegraph-mesh-tiled.png` });
+  // A node the engine cannot differentiate (3D simplex, classic falloff): the page says so
+  // and takes differences; its z slider still slices it.
+  await page.locator('#json').fill(JSON.stringify({ seed: 1, output: 's', nodes: [{ id: 's', type: 'simplex', dims: 3, falloff: 'classic', frequency: 4 }] }));
+  await idle(page);
+  await page.waitForFunction(() => document.getElementById('preview').dataset.normals === 'differences');
+  assert.match(await page.locator('#mesh-info').textContent(), /central differences/);
+  assert.equal(await page.locator('#preview').getAttribute('data-state'), 'ok');
+  assert.ok(await page.locator('#time-z').isVisible());
+  const z0 = await meshPixels(page);
+  await page.locator('#z-slider').fill('0.5');
+  await idle(page);
+  assert.ok(differing(z0.s, (await meshPixels(page)).s) > 1000, 'z moves the slice in 3D');
   assert.deepEqual(page.problems, []);
   await page.close();
 });
