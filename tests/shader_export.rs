@@ -58,7 +58,7 @@ fn assert_prefixed(label: &str, export: &ShaderExport) {
 
 #[test]
 fn every_catalog_graph_exports_in_every_language_with_prefixed_names() {
-    for case in catalog::all() {
+    for case in catalog::translatable() {
         for language in [
             Language::Glsl,
             Language::GlslEs,
@@ -82,7 +82,7 @@ fn every_catalog_graph_exports_in_every_language_with_prefixed_names() {
 
 #[test]
 fn the_wgsl_language_is_the_wgsl_export() {
-    let case = &catalog::all()[20];
+    let case = &catalog::translatable()[20];
     let shader = export_shader(&case.graph, &ShaderOptions::new("height", Language::Wgsl)).unwrap();
     let wgsl = export_wgsl(&case.graph, &WgslOptions::new("height")).unwrap();
     assert_eq!(shader.source, wgsl.source);
@@ -100,7 +100,7 @@ fn es_fragment(export: &ShaderExport, code: &str) -> String {
 
 #[test]
 fn the_glsl_es_fragment_form_validates_with_glslang() {
-    for case in catalog::all() {
+    for case in catalog::translatable() {
         for target in [
             None,
             Some(Target::Threejs),
@@ -124,7 +124,7 @@ fn the_glsl_es_fragment_form_validates_with_glslang() {
 
 #[test]
 fn unity_and_unreal_shapes_compile_with_glslangs_hlsl_front_end() {
-    for case in catalog::all().iter().step_by(3) {
+    for case in catalog::translatable().iter().step_by(3) {
         for target in [Target::Unity, Target::Unreal] {
             let export =
                 export_shader(&case.graph, &ShaderOptions::for_target("height", target)).unwrap();
@@ -192,7 +192,7 @@ fn balanced(text: &str) -> bool {
 
 #[test]
 fn the_msl_export_reads_back_with_its_declarations_and_signatures() {
-    for case in catalog::all() {
+    for case in catalog::translatable() {
         let export = export_shader(
             &case.graph,
             &ShaderOptions::for_target("height", Target::Metal),
@@ -224,7 +224,7 @@ fn the_msl_export_reads_back_with_its_declarations_and_signatures() {
 
 #[test]
 fn two_glsl_exports_live_in_one_shader() {
-    let all = catalog::all();
+    let all = catalog::translatable();
     let a = export_shader(
         &all[2].graph,
         &ShaderOptions::new("ground", Language::GlslEs),
@@ -245,7 +245,7 @@ fn two_glsl_exports_live_in_one_shader() {
 
 #[test]
 fn bad_requests_name_the_flag() {
-    let case = &catalog::all()[2];
+    let case = &catalog::translatable()[2];
     let mut options = ShaderOptions::new("height", Language::Glsl);
     options.target = Some(Target::Unity);
     let e = export_shader(&case.graph, &options)

@@ -264,7 +264,7 @@ fn run_batch(language: Language, entries: &[Entry], failures: &mut Vec<String>) 
 }
 
 fn contract(language: Language) {
-    let entries: Vec<Entry> = catalog::all()
+    let entries: Vec<Entry> = catalog::translatable()
         .into_iter()
         .enumerate()
         .map(|(i, case)| {

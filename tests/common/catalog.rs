@@ -163,3 +163,31 @@ pub fn has_seams(graph: &NoiseGraph) -> bool {
 /// The fraction of pixels allowed over the tolerance when positions are computed two ways
 /// (see [`has_seams`]).
 pub const SEAM_ALLOWANCE: f64 = 0.01;
+
+/// The catalog graphs the GLSL, HLSL and MSL exports take: all but those reading a table
+/// over `MAX_TRANSLATED_TABLE_FLOATS` (wavelet 3D's default 128^3 tile), which are checked to
+/// be refused with a message naming the limit.
+pub fn translatable() -> Vec<CatalogGraph> {
+    use noisegraph::export::{export_shader, Language, ShaderOptions};
+    let mut refused = Vec::new();
+    let kept = all()
+        .into_iter()
+        .filter(|case| {
+            match export_shader(&case.graph, &ShaderOptions::new("probe", Language::Glsl)) {
+                Ok(_) => true,
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(
+                        e.contains("inline tables of at most"),
+                        "{}: {e}",
+                        case.label
+                    );
+                    refused.push(case.label.clone());
+                    false
+                }
+            }
+        })
+        .collect();
+    assert_eq!(refused, ["wavelet 3D"], "refused for their tables");
+    kept
+}

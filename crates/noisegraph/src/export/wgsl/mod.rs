@@ -39,6 +39,12 @@ use crate::twin::export::lattice::{fixed_constant, fixed_value};
 /// Largest table inlined as a `const` array, in floats; larger ones go to the storage binding.
 pub const INLINE_TABLE_FLOATS: usize = 4096;
 
+/// Largest table the GLSL, HLSL and MSL exports inline (they have no storage buffer), in
+/// floats: wavelet's default 2D tile (128 x 128). Larger tables (a 3D tile of 128, 2M floats)
+/// would be megabytes of source that compilers take minutes and gigabytes to read; such
+/// exports are refused.
+pub const MAX_TRANSLATED_TABLE_FLOATS: usize = 16384;
+
 /// What to export.
 #[derive(Debug, Clone)]
 pub struct WgslOptions {
@@ -182,6 +188,19 @@ pub(crate) fn export_wgsl_inlined(
     let dims = graph.dims_of(&node);
     let mut module = Module::new(name, &plan, TableForm::Const);
     let source = module.assemble(dims);
+    if let Some(inst) = module.instances.iter().find(|i| {
+        i.table
+            .as_ref()
+            .is_some_and(|t| t.len() > MAX_TRANSLATED_TABLE_FLOATS)
+    }) {
+        let len = inst.table.as_ref().map_or(0, Vec::len);
+        return Err(Error::InvalidRequest(format!(
+            "node '{node}' reads a {} table of {len} floats; the GLSL, HLSL and MSL exports \
+             inline tables of at most {MAX_TRANSLATED_TABLE_FLOATS} floats (a smaller tile or \
+             fewer waves fits; the WGSL export reads any size from its storage buffer)",
+            inst.family
+        )));
+    }
     Ok(WgslModule {
         source,
         name: name.to_string(),
