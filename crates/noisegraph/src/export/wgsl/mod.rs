@@ -40,10 +40,11 @@ use crate::twin::export::lattice::{fixed_constant, fixed_value};
 pub const INLINE_TABLE_FLOATS: usize = 4096;
 
 /// Largest table the GLSL, HLSL and MSL exports inline (they have no storage buffer), in
-/// floats: wavelet's default 2D tile (128 x 128). Larger tables (a 3D tile of 128, 2M floats)
+/// floats: room for wavelet's default 2D tile (128 x 128, 16384) and OpenSimplex2 `smooth`'s
+/// 4D candidates (20536). Larger tables (a 3D tile of 128, 2M floats)
 /// would be megabytes of source that compilers take minutes and gigabytes to read; such
 /// exports are refused.
-pub const MAX_TRANSLATED_TABLE_FLOATS: usize = 16384;
+pub const MAX_TRANSLATED_TABLE_FLOATS: usize = 32768;
 
 /// What to export.
 #[derive(Debug, Clone)]
@@ -195,7 +196,7 @@ pub(crate) fn export_wgsl_inlined(
     }) {
         let len = inst.table.as_ref().map_or(0, Vec::len);
         return Err(Error::InvalidRequest(format!(
-            "node '{node}' reads a {} table of {len} floats; the GLSL, HLSL and MSL exports \
+            "node '{node}' reads a table of {len} floats ({}); the GLSL, HLSL and MSL exports \
              inline tables of at most {MAX_TRANSLATED_TABLE_FLOATS} floats (a smaller tile or \
              fewer waves fits; the WGSL export reads any size from its storage buffer)",
             inst.family
