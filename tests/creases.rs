@@ -1,5 +1,5 @@
 //! One convention at creases, on every path. For each node kind with a crease (ridged, billow,
-//! abs, min, max, clamp) and the C0 lattice lines of a family (value noise with the linear
+//! pingpong, abs, min, max, clamp) and the C0 lattice lines of a family (value noise with the linear
 //! fade), at lattice points, on lattice lines and where inputs tie, three gradients agree: a
 //! point query's (`PointQuery`, what `noisegraph sample --gradient` runs), a one-pixel
 //! gradient bake's at the point (bit for bit), and the exported `NAME_grad` run in a user's
@@ -43,6 +43,13 @@ fn cases() -> Vec<(&'static str, NoiseGraph)> {
             "billow",
             graph(
                 json!({ "id": "out", "type": "billow", "source": "p", "octaves": 1 }),
+                &[],
+            ),
+        ),
+        (
+            "pingpong (folds where Perlin is 0)",
+            graph(
+                json!({ "id": "out", "type": "pingpong", "source": "p", "octaves": 1 }),
                 &[],
             ),
         ),

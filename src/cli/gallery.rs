@@ -113,6 +113,14 @@ pub fn panels() -> Vec<Panel> {
             ],
         });
     }
+    // The fractals of issue 31.
+    out.push(Panel {
+        label: "pingpong perlin".into(),
+        nodes: vec![
+            base(),
+            json!({ "id": "out", "type": "pingpong", "source": "base", "octaves": 3 }),
+        ],
+    });
     out.push(Panel {
         label: "warp fbm".into(),
         nodes: vec![

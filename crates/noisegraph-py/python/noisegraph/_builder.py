@@ -94,7 +94,7 @@ class GraphBuilder:
         return builder
 
     def fractal(self, id: str, kind: str, source: str, **fields: Any) -> NodeBuilder:
-        """Adds a fractal node (``fbm``, ``ridged`` or ``billow``) over a family node."""
+        """Adds a fractal node (``fbm``, ``ridged``, ``billow`` or ``pingpong``) over a family node."""
         return self.node(id, kind, **fields).set("source", source)
 
     def warp(

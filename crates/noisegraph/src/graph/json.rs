@@ -503,6 +503,7 @@ fn parse_node(
             let kind = match type_name {
                 "ridged" => FractalKind::Ridged,
                 "billow" => FractalKind::Billow,
+                "pingpong" => FractalKind::Pingpong,
                 _ => FractalKind::Fbm,
             };
             let source = source();

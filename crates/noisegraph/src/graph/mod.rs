@@ -144,6 +144,8 @@ fn node_range(node: &Node, ins: &[(f32, f32)]) -> (f32, f32) {
                     (low.min(1.0), 1.0f32.max((1.0 - m) * (1.0 - m)))
                 }
                 FractalKind::Billow => (-1.0, 2.0 * m - 1.0),
+                // The fold keeps every octave in [-1, 1] whatever its source's range.
+                FractalKind::Pingpong => (-1.0, 1.0),
             }
         }
         NodeKind::Warp(_) => ins.first().copied().unwrap_or((-1.0, 1.0)),

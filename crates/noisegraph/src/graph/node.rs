@@ -35,6 +35,8 @@ pub enum FractalKind {
     Ridged,
     /// Each octave remapped by 2|n| - 1.
     Billow,
+    /// Each octave folded back and forth (FastNoise2's ping-pong fractal).
+    Pingpong,
 }
 
 impl FractalKind {
@@ -44,6 +46,7 @@ impl FractalKind {
             FractalKind::Fbm => "fbm",
             FractalKind::Ridged => "ridged",
             FractalKind::Billow => "billow",
+            FractalKind::Pingpong => "pingpong",
         }
     }
     /// The code the stage kernel switches on (`fractal_remap` in shaders/lib/ops.wgsl).
@@ -52,6 +55,7 @@ impl FractalKind {
             FractalKind::Fbm => ops::FRACTAL_FBM,
             FractalKind::Ridged => ops::FRACTAL_RIDGED,
             FractalKind::Billow => ops::FRACTAL_BILLOW,
+            FractalKind::Pingpong => ops::FRACTAL_PINGPONG,
         }
     }
 }

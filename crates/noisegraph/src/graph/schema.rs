@@ -623,6 +623,16 @@ const FRACTALS: &[FractalDecl] = &[
         summary: "as fbm, each octave n remapped by 2|n| - 1",
         crease: Some("where an octave's sample n is 0: slope 0 (sign(0) = 0, the mean of the two sides)"),
     },
+    // issue 31 item 4: the fractals added after fbm, ridged and billow.
+    FractalDecl {
+        name: "pingpong",
+        code: OpCode {
+            constant: "FRACTAL_PINGPONG",
+            value: ops::FRACTAL_PINGPONG,
+        },
+        summary: "as fbm, each octave n folded back and forth (FastNoise2's ping-pong): t = (n + 1) * 2 wrapped into [0, 2), then 2 (t < 1 ? t : 2 - t) - 1",
+        crease: Some("at a fold (t a whole number): the branch the value takes, rising where t wraps to 0, falling where t = 1"),
+    },
 ];
 
 fn fractal_node(d: &FractalDecl) -> NodeSchema {

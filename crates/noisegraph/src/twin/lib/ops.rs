@@ -18,6 +18,12 @@ pub const FRACTAL_FBM: u32 = 0;
 pub const FRACTAL_RIDGED: u32 = 1;
 /// Fractal remap: billow, 2|n| - 1 per octave.
 pub const FRACTAL_BILLOW: u32 = 2;
+/// Fractal remap: ping-pong (FastNoise2's), each octave folded back and forth:
+/// `2 pingpong((n + 1) * PINGPONG_STRENGTH) - 1`.
+pub const FRACTAL_PINGPONG: u32 = 3;
+/// How many times per unit of `n + 1` the ping-pong remap folds: FastNoise2's default
+/// ping-pong strength. Twin of the WGSL constant of the same name (shaders/lib/ops.wgsl).
+pub const PINGPONG_STRENGTH: f32 = 2.0;
 
 /// Point-wise op: a + b.
 pub const OP_ADD: u32 = 0;
@@ -47,6 +53,7 @@ pub const OP_CONSTANTS: &[(&str, u32)] = &[
     ("FRACTAL_FBM", FRACTAL_FBM),
     ("FRACTAL_RIDGED", FRACTAL_RIDGED),
     ("FRACTAL_BILLOW", FRACTAL_BILLOW),
+    ("FRACTAL_PINGPONG", FRACTAL_PINGPONG),
     ("OP_ADD", OP_ADD),
     ("OP_SUB", OP_SUB),
     ("OP_MUL", OP_MUL),
@@ -69,9 +76,15 @@ pub fn wgsl_constants() -> String {
     s
 }
 
-/// Per-octave remap: identity (fBm), (1 - |n|)^2 (ridged), 2|n| - 1 (billow).
+/// Per-octave remap: identity (fBm), (1 - |n|)^2 (ridged), 2|n| - 1 (billow), the ping-pong
+/// fold (see [`pingpong_fold`]).
 #[inline(always)]
 pub fn fractal_remap(n: f32, kind: u32) -> f32 {
+    if kind == FRACTAL_PINGPONG {
+        let t = pingpong_fold(n);
+        let r = if t < 1.0 { t } else { 2.0 - t };
+        return (r - 0.5) * 2.0;
+    }
     if kind == FRACTAL_RIDGED {
         let r = 1.0 - n.abs();
         return r * r;
@@ -105,6 +118,16 @@ pub fn combine_op(op: u32, a: f32, b: f32, c: f32, k: [f32; 4]) -> f32 {
 /// sign(0) = 0 on the crease at n = 0 (the mean of the two one-sided slopes).
 #[inline(always)]
 pub fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
+    if kind == FRACTAL_PINGPONG {
+        // Each side of a fold is a line; at a fold the branch the value takes (t < 1 rising,
+        // t >= 1 falling).
+        let t = pingpong_fold(n);
+        return if t < 1.0 {
+            2.0 * PINGPONG_STRENGTH
+        } else {
+            -2.0 * PINGPONG_STRENGTH
+        };
+    }
     let sign_n = sign(n);
     if kind == FRACTAL_RIDGED {
         return -2.0 * (1.0 - n.abs()) * sign_n;
@@ -113,6 +136,14 @@ pub fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
         return 2.0 * sign_n;
     }
     1.0
+}
+
+/// `(n + 1) * PINGPONG_STRENGTH` wrapped into [0, 2): the ping-pong remap rises where it is
+/// below 1 and falls above.
+#[inline(always)]
+pub fn pingpong_fold(n: f32) -> f32 {
+    let t = (n + 1.0) * PINGPONG_STRENGTH;
+    t - (t * 0.5).floor() * 2.0
 }
 
 /// [`combine_op`] with gradients: the value is `combine_op`'s (bit for bit), the gradient the
