@@ -1,4 +1,5 @@
-//! The tool's other commands as functions: `wgsl`, `presets`, `parity`, `analyze`, `info`.
+//! The tool's other commands as functions: `wgsl` (its fields; `noisegraph/_wgsl.py` makes the
+//! result), `presets`, `parity`, `analyze`, `info`.
 
 use noisegraph::analysis::{power_spectrum, stats};
 use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
@@ -17,16 +18,12 @@ use crate::bake::show_shape;
 use crate::errors::{bad_type, bad_value, guarded, to_py};
 use crate::graph::{graph_arg, type_name};
 
-/// `node` (the graph's output when `None`) as one self-contained WGSL module for your own
-/// shaders, as `noisegraph wgsl` writes it. Returns a dict: `source` (the module: `fn
-/// NAME(p) -> f32`, `NAME_precise(cell, local)` and, when the node has a gradient,
-/// `NAME_grad(p)`), `name`, `node`, `dims` (the functions take vecN<f32>), `no_gradient`
-/// (why `NAME_grad` is missing, or None), `tables` (a float32 array to bind as a read-only
-/// storage buffer when the module's tables are too large to inline, else None) and
-/// `table_binding` ((group, binding) of that buffer, or None).
-#[pyfunction]
+/// The fields of `noisegraph.wgsl`'s result (`noisegraph/_wgsl.py` wraps them): `source`,
+/// `name`, `node`, `dims`, `no_gradient`, `tables` (a float32 array or None) and
+/// `table_binding` ((group, binding) or None).
+#[pyfunction(name = "_wgsl")]
 #[pyo3(signature = (graph, *, node=None, name="noise", table_binding=(0, 0)))]
-pub fn wgsl<'py>(
+pub fn wgsl_fields<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
     node: Option<String>,

@@ -22,6 +22,7 @@ def test_a_dict_its_json_and_its_file_give_the_same_graph(tmp_path: Path) -> Non
     path = tmp_path / "g.json"
     path.write_text(json.dumps(spec))
     assert from_dict == from_json == noisegraph.Graph.load(path)
+    assert noisegraph.Graph.from_dict(spec) == from_dict
     assert noisegraph.Graph.load(str(path)) == from_dict
     assert from_dict.seed == 7 and from_dict.output == "fbm"
     assert from_dict.node_ids == [n["id"] for n in spec["nodes"]]

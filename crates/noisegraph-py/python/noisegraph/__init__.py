@@ -18,6 +18,7 @@ coordinates in view units.
 
 from ._builder import GraphBuilder, NodeBuilder
 from ._errors import GraphError, Problem
+from ._wgsl import WgslModule, wgsl
 from ._native import (
     MAX_SIDE,
     PARITY_TOLERANCE,
@@ -33,7 +34,6 @@ from ._native import (
     presets,
     sample,
     set_threads,
-    wgsl,
 )
 
 __all__ = [
@@ -55,5 +55,6 @@ __all__ = [
     "presets",
     "sample",
     "set_threads",
+    "WgslModule",
     "wgsl",
 ]

@@ -23,7 +23,7 @@ __all__ = [
     "presets",
     "sample",
     "set_threads",
-    "wgsl",
+    "_wgsl",
 ]
 
 __version__: str
@@ -40,6 +40,8 @@ class Graph:
     """A validated noise graph."""
 
     def __new__(cls, spec: dict[str, Any]) -> Graph: ...
+    @staticmethod
+    def from_dict(spec: dict[str, Any]) -> Graph: ...
     @staticmethod
     def from_json(text: str) -> Graph: ...
     @staticmethod
@@ -101,7 +103,7 @@ def sample(
     threads: int | None = None,
 ) -> _F32Array: ...
 
-class _WgslModule(TypedDict):
+class _WgslFields(TypedDict):
     source: str
     name: str
     node: str
@@ -110,13 +112,13 @@ class _WgslModule(TypedDict):
     tables: _F32Array | None
     table_binding: tuple[int, int] | None
 
-def wgsl(
+def _wgsl(
     graph: _GraphLike,
     *,
     node: str | None = None,
     name: str = "noise",
     table_binding: tuple[int, int] = ...,  # (0, 0)
-) -> _WgslModule: ...
+) -> _WgslFields: ...
 def presets() -> dict[str, str]: ...
 
 class _StageParity(TypedDict):
