@@ -8,7 +8,7 @@ use noisegraph::tiling::TileGrid;
 use noisegraph::{NoiseGraph, View};
 use serde_json::{Map, Value};
 
-use super::{parse_axes, parse_size, Failure};
+use super::{parse_size, Failure};
 
 /// Where a job's graph comes from.
 #[derive(Debug, Clone)]
@@ -55,9 +55,37 @@ pub struct Job {
     pub tile: Option<u32>,
     /// Tiles written into one file (`--stitch`) instead of one file each.
     pub stitch: bool,
+    /// What each pixel holds.
+    pub field: BakeField,
 }
 
 impl Job {
+    /// The job of one graph (a file or a preset) baked to `output` with the flags' settings;
+    /// the format from `output`'s extension unless `--format` gives one.
+    pub fn from_flags(
+        source: GraphSource,
+        output: PathBuf,
+        defaults: &Defaults,
+    ) -> Result<Job, Failure> {
+        let format = match defaults.format {
+            Some(f) => f,
+            None => Format::from_path(&output)?,
+        };
+        let job = Job {
+            label: source.stem(),
+            source,
+            view: defaults.view,
+            node: defaults.node.clone(),
+            output,
+            format,
+            minmax: defaults.minmax,
+            tile: defaults.tile,
+            stitch: defaults.stitch,
+            field: defaults.field,
+        };
+        check_job(&job)?;
+        Ok(job)
+    }
     /// Whether each tile goes to its own file.
     pub fn per_tile_files(&self) -> bool {
         self.tile.is_some() && !self.stitch
@@ -97,17 +125,65 @@ impl Job {
     }
 }
 
-/// Settings shared by every job unless an entry overrides them (from the command line).
+/// What a bake writes per pixel (`bake --field`, a manifest entry's `field`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BakeField {
+    /// The node's value: one number per pixel.
+    #[default]
+    Value,
+    /// The value and its exact gradient: 3 numbers per pixel (4 for a volume).
+    Gradient,
+    /// The curl of the gradient, a divergence-free flow: 2 numbers per pixel (3 for a volume).
+    Curl,
+}
+
+impl BakeField {
+    /// The names `--field` and manifests take, in order.
+    pub const NAMES: &'static str = "value, gradient, curl";
+
+    pub fn parse(text: &str) -> Result<BakeField, String> {
+        match text {
+            "value" => Ok(BakeField::Value),
+            "gradient" => Ok(BakeField::Gradient),
+            "curl" => Ok(BakeField::Curl),
+            other => Err(format!("unknown field '{other}' ({})", Self::NAMES)),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BakeField::Value => "value",
+            BakeField::Gradient => "gradient",
+            BakeField::Curl => "curl",
+        }
+    }
+
+    /// The channel names of a multi-channel file for an image or a volume; none for the
+    /// value (a plain one-channel field).
+    pub fn channels(self, volume: bool) -> &'static [&'static str] {
+        match (self, volume) {
+            (BakeField::Value, _) => &[],
+            (BakeField::Gradient, false) => &["value", "gradient.x", "gradient.y"],
+            (BakeField::Gradient, true) => &["value", "gradient.x", "gradient.y", "gradient.z"],
+            (BakeField::Curl, false) => &["curl.x", "curl.y"],
+            (BakeField::Curl, true) => &["curl.x", "curl.y", "curl.z"],
+        }
+    }
+}
+
+/// What every job takes from the command line's flags unless its manifest entry says
+/// otherwise; each flag parsed once, before any job is built.
 #[derive(Debug, Clone)]
 pub struct Defaults {
-    pub size: String,
-    pub origin: Option<String>,
-    pub extent: Option<String>,
+    pub view: View,
     pub node: Option<String>,
-    pub format: Option<String>,
-    pub normalize: String,
+    /// `--format`; `None`: from each output's extension.
+    pub format: Option<Format>,
+    /// `--normalize minmax`.
+    pub minmax: bool,
     pub tile: Option<u32>,
     pub stitch: bool,
+    pub field: BakeField,
 }
 
 pub fn parse_format(name: &str) -> Result<Format, Failure> {
@@ -133,7 +209,11 @@ pub fn parse_normalize(text: &str) -> Result<bool, Failure> {
     }
 }
 
-fn parse_extent(text: &str) -> Result<[f64; 3], Failure> {
+pub fn parse_origin(text: &str) -> Result<[f64; 3], Failure> {
+    parse_axes("origin", text, 0.0)
+}
+
+pub fn parse_extent(text: &str) -> Result<[f64; 3], Failure> {
     let parts = parse_axes("extent", text, f64::NAN)?;
     let first = parts[0];
     let extent = parts.map(|v| if v.is_nan() { first } else { v });
@@ -145,12 +225,12 @@ fn parse_extent(text: &str) -> Result<[f64; 3], Failure> {
     Ok(extent)
 }
 
-/// Builds the view from size / origin / extent texts.
+/// The view of the `--size`, `--origin` and `--extent` texts.
 pub fn view_from(size: &str, origin: Option<&str>, extent: Option<&str>) -> Result<View, Failure> {
     let mut view = View::image(1, 1);
     view.size = parse_size(size)?;
     if let Some(o) = origin {
-        view.origin = parse_axes("origin", o, 0.0)?;
+        view.origin = parse_origin(o)?;
     }
     if let Some(e) = extent {
         view.extent = parse_extent(e)?;
@@ -158,11 +238,33 @@ pub fn view_from(size: &str, origin: Option<&str>, extent: Option<&str>) -> Resu
     Ok(view)
 }
 
-use noisegraph::graph::limits::MAX_SIDE;
+/// Parses a comma-separated list of 1 to 3 finite numbers ("X,Y[,Z]").
+fn parse_axes(flag: &str, text: &str, default: f64) -> Result<[f64; 3], Failure> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() > 3 {
+        return Err(Failure::bad_input(format!(
+            "{flag}: at most 3 numbers (got '{text}')"
+        )));
+    }
+    let mut out = [default; 3];
+    for (i, p) in parts.iter().enumerate() {
+        let v: f64 = p.trim().parse().map_err(|_| {
+            Failure::bad_input(format!("{flag}: '{p}' is not a number (in '{text}')"))
+        })?;
+        if !v.is_finite() {
+            return Err(Failure::bad_input(format!("{flag}: '{p}' is not finite")));
+        }
+        out[i] = v;
+    }
+    Ok(out)
+}
+
+pub use noisegraph::graph::limits::MAX_SIDE;
 /// The most pixels one output may have (2^36: 256 GiB of f32).
 pub const MAX_PIXELS: u64 = 1 << 36;
 
-/// Checks job-level consistency (size limits, tiling against volumes, normalisation).
+/// Checks job-level consistency (size limits, tiling against volumes, normalisation, the
+/// field against the format).
 pub fn check_job(job: &Job) -> Result<(), Failure> {
     let [w, h, d] = job.view.size;
     if w.max(h).max(d) > MAX_SIDE || job.view.pixel_count() > MAX_PIXELS {
@@ -186,6 +288,16 @@ pub fn check_job(job: &Job) -> Result<(), Failure> {
                 "normalize: minmax with one file per tile would give every tile its own scale; use --normalize range, --stitch, or a float format (npy, exr)",
             ));
         }
+    }
+    let channels = job.field.channels(job.view.is_volume());
+    if !channels.is_empty() && matches!(job.format, Format::Png | Format::Png16) {
+        return Err(Failure::bad_input(format!(
+            "field {}: writes .npy or .exr ({} signed numbers per pixel: {}; a PNG holds one channel mapped from a range), not {}",
+            job.field.name(),
+            channels.len(),
+            channels.join(", "),
+            job.format.name()
+        )));
     }
     if job.stitch && job.tile.is_none() {
         return Err(Failure::bad_input("stitch: needs --tile N"));
@@ -265,9 +377,10 @@ const ENTRY_KEYS: &[&str] = &[
     "normalize",
     "tile",
     "stitch",
+    "field",
 ];
 
-/// A number list or a comma-separated string, as text for `parse_axes` / `parse_size`.
+/// A number list or a comma-separated string, as text for the size, origin and extent parsers.
 fn axes_text(key: &str, v: &Value, sep: &str) -> Result<String, Failure> {
     match v {
         Value::String(s) => Ok(s.clone()),
@@ -338,26 +451,27 @@ pub fn job_from_entry(
     let output =
         string_field(entry, "output")?.ok_or_else(|| Failure::bad_input("output: required"))?;
     let output = resolve_output(out_dir, &output)?;
-    let size = match entry.get("size") {
-        Some(v) => axes_text("size", v, "x")?,
-        None => defaults.size.clone(),
-    };
-    let origin = match entry.get("origin") {
-        Some(v) => Some(axes_text("origin", v, ",")?),
-        None => defaults.origin.clone(),
-    };
-    let extent = match entry.get("extent") {
-        Some(v) => Some(axes_text("extent", v, ",")?),
-        None => defaults.extent.clone(),
-    };
-    let view = view_from(&size, origin.as_deref(), extent.as_deref())?;
-    let format = match string_field(entry, "format")?.or_else(|| defaults.format.clone()) {
+    let mut view = defaults.view;
+    if let Some(v) = entry.get("size") {
+        view.size = parse_size(&axes_text("size", v, "x")?)?;
+    }
+    if let Some(v) = entry.get("origin") {
+        view.origin = parse_origin(&axes_text("origin", v, ",")?)?;
+    }
+    if let Some(v) = entry.get("extent") {
+        view.extent = parse_extent(&axes_text("extent", v, ",")?)?;
+    }
+    let format = match string_field(entry, "format")? {
         Some(f) => parse_format(&f)?,
-        None => Format::from_path(&output)?,
+        None => match defaults.format {
+            Some(f) => f,
+            None => Format::from_path(&output)?,
+        },
     };
-    let minmax = parse_normalize(
-        &string_field(entry, "normalize")?.unwrap_or_else(|| defaults.normalize.clone()),
-    )?;
+    let minmax = match string_field(entry, "normalize")? {
+        Some(n) => parse_normalize(&n)?,
+        None => defaults.minmax,
+    };
     let tile = match entry.get("tile") {
         None | Some(Value::Null) => defaults.tile,
         Some(v) => Some(
@@ -387,6 +501,12 @@ pub fn job_from_entry(
         minmax,
         tile,
         stitch,
+        field: match string_field(entry, "field")? {
+            Some(f) => {
+                BakeField::parse(&f).map_err(|e| Failure::bad_input(format!("field: {e}")))?
+            }
+            None => defaults.field,
+        },
     };
     check_job(&job)?;
     Ok(job)
