@@ -29,6 +29,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sample::sample, m)?)?;
     m.add_function(wrap_pyfunction!(tools::wgsl_fields, m)?)?;
     m.add_function(wrap_pyfunction!(tools::presets, m)?)?;
+    m.add_function(wrap_pyfunction!(tools::schema, m)?)?;
     m.add_function(wrap_pyfunction!(tools::parity, m)?)?;
     m.add_function(wrap_pyfunction!(tools::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(tools::info, m)?)?;

@@ -8,11 +8,15 @@ from pathlib import Path
 
 import dask
 import dask.array as da
+import distributed
 import numpy as np
 import pytest
+import xarray as xr
+import zarr
 
 import noisegraph
 import noisegraph.dask
+import noisegraph.xarray
 from conftest import fbm_graph
 
 
@@ -60,8 +64,6 @@ def test_the_task_graph_pickles_and_names_are_deterministic(graph) -> None:
 
 
 def test_worker_processes_bake_into_zarr_without_gathering(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
-    zarr = pytest.importorskip("zarr")
     graph = noisegraph.Graph(fbm_graph(seed=11))
     shape, chunks = (512, 768), (128, 256)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -85,8 +87,6 @@ def test_worker_processes_bake_into_zarr_without_gathering(tmp_path: Path) -> No
 
 
 def test_xarray_coordinates_are_view_units(graph) -> None:
-    xr = pytest.importorskip("xarray")
-    import noisegraph.xarray
 
     arr = noisegraph.xarray.bake(graph, (6, 8), origin=(1.0, 2.0), extent=(3.0, 4.0),
                                  backend="cpu")

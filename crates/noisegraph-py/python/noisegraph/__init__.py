@@ -18,6 +18,7 @@ coordinates in view units.
 
 from ._builder import GraphBuilder, NodeBuilder
 from ._errors import GraphError, Problem
+from ._schema import node_types
 from ._wgsl import WgslModule, wgsl
 from ._native import (
     MAX_SIDE,
@@ -33,6 +34,7 @@ from ._native import (
     pixel_coordinates,
     presets,
     sample,
+    schema,
     set_threads,
 )
 
@@ -50,10 +52,12 @@ __all__ = [
     "bake_tile",
     "get_threads",
     "info",
+    "node_types",
     "parity",
     "pixel_coordinates",
     "presets",
     "sample",
+    "schema",
     "set_threads",
     "WgslModule",
     "wgsl",

@@ -22,6 +22,7 @@ __all__ = [
     "pixel_coordinates",
     "presets",
     "sample",
+    "schema",
     "set_threads",
     "_wgsl",
 ]
@@ -120,11 +121,13 @@ def _wgsl(
     table_binding: tuple[int, int] = ...,  # (0, 0)
 ) -> _WgslFields: ...
 def presets() -> dict[str, str]: ...
+def schema() -> dict[str, Any]: ...
 
 class _StageParity(TypedDict):
     node: str
     family: str
     max_abs: float
+    tolerance: float
     over: int
     total: int
     allowed_fraction: float
