@@ -36,5 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(threads::set_threads, m)?)?;
     m.add_function(wrap_pyfunction!(threads::get_threads, m)?)?;
     m.add_function(wrap_pyfunction!(errors::panic_for_tests, m)?)?;
+    m.add("_BAND_SAMPLES", bake::BAND_SAMPLES)?;
+    m.add_function(wrap_pyfunction!(bake::bands_for_tests, m)?)?;
     Ok(())
 }

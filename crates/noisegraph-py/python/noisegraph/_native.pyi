@@ -12,6 +12,8 @@ __all__ = [
     "MAX_SIDE",
     "PARITY_TOLERANCE",
     "__version__",
+    "_BAND_SAMPLES",
+    "_bands_for_tests",
     "_panic_for_tests",
     "analyze",
     "bake",
@@ -30,6 +32,7 @@ __all__ = [
 __version__: str
 PARITY_TOLERANCE: float
 MAX_SIDE: int
+_BAND_SAMPLES: int
 
 _Output = Literal["value", "gradient", "curl"]
 _BackendName = Literal["auto", "cpu", "gpu"]
@@ -175,3 +178,6 @@ def info() -> _Info: ...
 def set_threads(threads: int | None) -> None: ...
 def get_threads() -> int | None: ...
 def _panic_for_tests() -> None: ...
+def _bands_for_tests(
+    size: tuple[int, int, int], max_side: int | None = None
+) -> list[tuple[tuple[int, int, int], tuple[int, int, int]]]: ...
