@@ -4,7 +4,7 @@
 //! ones the schema generates (`NOISEGRAPH_UPDATE_README=1 cargo test --test schema` rewrites
 //! them).
 
-use noisegraph::graph::schema::{Category, FieldKind, FieldValue, InputCount, NodeSchema, RefKind};
+use noisegraph::graph::schema::{Category, FieldKind, InputCount, NodeSchema, RefKind};
 use noisegraph::graph::{schema, PointwiseOp};
 use noisegraph::NoiseGraph;
 use serde_json::{json, Value};
@@ -310,7 +310,10 @@ fn the_schema_serialises() {
     assert_eq!(mix["code"], json!({ "constant": "OP_MIX", "value": 5 }));
     let remap = schema().node("remap").unwrap();
     let from = remap.field("from").unwrap();
-    assert!(from.required && from.default.is_none(), "remap's from is required");
+    assert!(
+        from.required && from.default.is_none(),
+        "remap's from is required"
+    );
 }
 
 /// The text between `<!-- schema:NAME -->` and `<!-- /schema:NAME -->` in `text`.
