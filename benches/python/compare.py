@@ -158,9 +158,10 @@ def dask_rows(size: int, chunk: int, rounds: int) -> list[str]:
                 distributed.Client(cluster) as client:
             lazy = noisegraph.dask.bake(graph, (size, size), (chunk, chunk), backend="cpu",
                                         threads=threads)
-            # Warm the workers (import, first bake); the peak before the big bakes.
-            noisegraph.dask.bake(graph, (chunk, chunk), chunk, threads=threads).sum().compute()
+            # The workers' peak with the package imported, before any bake; then warm them.
+            client.run(lambda: __import__("noisegraph"))
             idle = max(client.run(worker_peak_mib).values())
+            noisegraph.dask.bake(graph, (chunk, chunk), chunk, threads=threads).sum().compute()
             computes, writes = [], []
             for _ in range(rounds):
                 # Each chunk reduced on its worker: only the sums travel.
@@ -177,7 +178,7 @@ def dask_rows(size: int, chunk: int, rounds: int) -> list[str]:
         rows.append(
             f"| {size}² in {chunk}² chunks, {workers} worker process(es) x {threads} thread(s) "
             f"| {baked:.2f} | {samples / baked / 1e6:.1f} | {written:.2f} | "
-            f"{samples / written / 1e6:.1f} | {peak:.0f} ({idle:.0f} before) |"
+            f"{samples / written / 1e6:.1f} | {peak:.0f} ({idle:.0f} before baking) |"
         )
     return rows
 
@@ -191,6 +192,7 @@ def main() -> None:
     parser.add_argument("--dask", type=int, default=0, help="side of the Dask bake (0: none)")
     parser.add_argument("--chunk", type=int, default=2048)
     parser.add_argument("--dask-rounds", type=int, default=3)
+    parser.add_argument("--dask-only", action="store_true", help="skip the libraries' table")
     args = parser.parse_args()
     n = args.size
     libraries = [
@@ -205,36 +207,41 @@ def main() -> None:
         ("noisegraph.bake(threads=1)", "noisegraph",
          lambda h, w: noisegraph_bake(h, w, threads=1), n),
     ]
+    if args.dask_only:
+        libraries = []
     runs = [(label, make(rows, n)) for label, module, make, rows in libraries if installed(module)]
     skipped = [label for label, module, *_ in libraries if not installed(module)]
     timings: dict[str, list[float]] = {label: [] for label, _ in runs}
+    load_start = os.getloadavg()[0]
     samples = {label: run().size for label, run in runs}  # warm up and count
     for _ in range(args.rounds):
         for label, run in runs:
             timings[label].append(median_seconds(run, 1))
-    base = None
-    print(f"8-octave Perlin fBm at 1/64 cell per pixel, {n}x{n}, float32, "
-          f"{os.cpu_count()} cores, median of {args.rounds} rounds\n")
-    print("| library | ms (whole image) | Msamples/s | vs pyfastnoiselite |")
-    print("|---|---:|---:|---:|")
-    for label, _ in runs:
-        seconds = statistics.median(timings[label])
-        rate = samples[label] / seconds / 1e6
-        base = rate if label.startswith("pyfastnoiselite") else base
-        whole = n * n / (rate * 1e6) * 1e3
-        ratio = f"{rate / base:.2f}x" if base else "-"
-        note = "" if samples[label] == n * n else f" ({samples[label]} samples timed)"
-        print(f"| {label}{note} | {whole:.1f} | {rate:.2f} | {ratio} |")
-    for label in skipped:
-        print(f"| {label} | not installed | | |")
+    if runs:
+        base = None
+        print(f"8-octave Perlin fBm at 1/64 cell per pixel, {n}x{n}, float32, "
+              f"{os.cpu_count()} cores, median of {args.rounds} rounds\n")
+        print("| library | ms (whole image) | Msamples/s | vs pyfastnoiselite |")
+        print("|---|---:|---:|---:|")
+        for label, _ in runs:
+            seconds = statistics.median(timings[label])
+            rate = samples[label] / seconds / 1e6
+            base = rate if label.startswith("pyfastnoiselite") else base
+            whole = n * n / (rate * 1e6) * 1e3
+            ratio = f"{rate / base:.2f}x" if base else "-"
+            note = "" if samples[label] == n * n else f" ({samples[label]} samples timed)"
+            print(f"| {label}{note} | {whole:.1f} | {rate:.2f} | {ratio} |")
+        for label in skipped:
+            print(f"| {label} | not installed | | |")
     if args.dask:
         print(f"\nDask: {args.dask}² bake, chunks of {args.chunk}², median of "
               f"{args.dask_rounds} rounds\n")
         print("| bake | compute s | Msamples/s | to_zarr s | Msamples/s | "
-              "peak RSS per worker, MiB (after warm-up) |")
+              "peak RSS per worker, MiB |")
         print("|---|---:|---:|---:|---:|---:|")
         for row in dask_rows(args.dask, args.chunk, args.dask_rounds):
             print(row)
+    print(f"\nload average (1 min): {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":
