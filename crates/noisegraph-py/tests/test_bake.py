@@ -266,3 +266,11 @@ def test_bands_cover_every_pixel_once_and_stay_small(size, max_side) -> None:
     assert (seen == 1).all()
     if w * h * d <= noisegraph._native._BAND_SAMPLES and max_side is None:
         assert len(bands) == 1, "a small bake is one band: the engine's buffer is the array"
+
+
+def test_the_result_is_the_engines_buffer_not_a_copy(graph) -> None:
+    for shape in [(64, 64), BANDED]:
+        result = noisegraph.bake(graph, shape, backend="cpu")
+        # Owned by the Rust buffer it was baked into (no numpy array below it to copy from).
+        assert not isinstance(result.base, np.ndarray) and result.base is not None
+        assert result.flags.c_contiguous and result.flags.writeable and result.flags.aligned
