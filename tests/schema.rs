@@ -310,7 +310,10 @@ fn the_schema_serialises() {
     assert_eq!(mix["code"], json!({ "constant": "OP_MIX", "value": 5 }));
     let remap = schema().node("remap").unwrap();
     let from = remap.field("from").unwrap();
-    assert!(from.required && from.default.is_none(), "remap's from is required");
+    assert!(
+        from.required && from.default.is_none(),
+        "remap's from is required"
+    );
 }
 
 /// The text between `<!-- schema:NAME -->` and `<!-- /schema:NAME -->` in `text`.
