@@ -4,7 +4,7 @@
 //! ones the schema generates (`NOISEGRAPH_UPDATE_README=1 cargo test --test schema` rewrites
 //! them).
 
-use noisegraph::graph::schema::{Category, FieldKind, FieldValue, InputCount, NodeSchema, RefKind};
+use noisegraph::graph::schema::{Category, FieldKind, InputCount, NodeSchema, RefKind};
 use noisegraph::graph::{schema, PointwiseOp};
 use noisegraph::NoiseGraph;
 use serde_json::{json, Value};
