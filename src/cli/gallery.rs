@@ -170,8 +170,8 @@ fn remap_and_blend_panels() -> Vec<Panel> {
     };
     [
         (
-            "pow 3 fbm",
-            json!({ "type": "pow", "source": "f", "exponent": 3 }),
+            "pow 0.4 fbm",
+            json!({ "type": "pow", "source": "f", "exponent": 0.4 }),
         ),
         (
             "smoothstep fbm",
