@@ -12,6 +12,7 @@
 //! gradient at control = threshold.
 
 use super::grad::{sign, NoiseGrad};
+use crate::twin::floor;
 
 /// Point-wise op: |a|^k.x with a's sign (`pow`; k.y = k.x - 1).
 pub const OP_POW: u32 = 11;
@@ -68,7 +69,7 @@ fn signed_pow(a: f32, e: f32) -> f32 {
 #[inline(always)]
 fn terrace_parts(a: f32, k: [f32; 4]) -> (f32, f32) {
     let q = a * k[0];
-    let f = q.floor();
+    let f = floor(q);
     let u = ((q - f - k[2]) * k[3]).clamp(0.0, 1.0);
     (f, u)
 }
@@ -91,7 +92,7 @@ pub fn shaping_op(op: u32, a: f32, b: f32, c: f32, k: [f32; 4]) -> f32 {
     match op {
         OP_POW => signed_pow(a, k[0]),
         OP_SMOOTHSTEP => cubic_step(((a - k[0]) * k[1]).clamp(0.0, 1.0)),
-        OP_QUANTIZE => (a * k[0]).floor() * k[1],
+        OP_QUANTIZE => floor(a * k[0]) * k[1],
         OP_TERRACE => {
             let (f, u) = terrace_parts(a, k);
             (f + cubic_step(u)) * k[1]
