@@ -67,7 +67,10 @@ fn every_node_kind_is_declared_once() {
         s.types(Category::Family).len(),
         noisegraph::family::registry().len()
     );
-    assert_eq!(s.types(Category::Fractal), ["fbm", "ridged", "billow"]);
+    assert_eq!(
+        s.types(Category::Fractal),
+        ["fbm", "ridged", "billow", "pingpong"]
+    );
     assert_eq!(s.types(Category::Warp), ["warp"]);
     // An unknown type's error lists every type; each listed one is declared.
     let err = parsed(json!({ "id": "n", "type": "nope" })).unwrap_err();

@@ -10,8 +10,24 @@
 // two sides), min and max take a's gradient on a tie, clamp passes a's gradient on the closed
 // range [min, max] and 0 outside.
 
-// Per-octave remap: identity (fBm), (1 - |n|)^2 (ridged), 2|n| - 1 (billow).
+// FastNoise2's default ping-pong strength. Twin: PINGPONG_STRENGTH in src/twin/lib/ops.rs.
+const PINGPONG_STRENGTH: f32 = 2.0;
+
+// (n + 1) * PINGPONG_STRENGTH wrapped into [0, 2): the ping-pong remap rises below 1 and
+// falls above.
+fn pingpong_fold(n: f32) -> f32 {
+    let t = (n + 1.0) * PINGPONG_STRENGTH;
+    return t - floor(t * 0.5) * 2.0;
+}
+
+// Per-octave remap: identity (fBm), (1 - |n|)^2 (ridged), 2|n| - 1 (billow), the ping-pong
+// fold 2 pingpong((n + 1) * strength) - 1.
 fn fractal_remap(n: f32, kind: u32) -> f32 {
+    if (kind == FRACTAL_PINGPONG) {
+        let t = pingpong_fold(n);
+        let r = select(2.0 - t, t, t < 1.0);
+        return (r - 0.5) * 2.0;
+    }
     if (kind == FRACTAL_RIDGED) {
         let r = 1.0 - abs(n);
         return r * r;
@@ -35,12 +51,19 @@ fn combine_op(op: u32, a: f32, b: f32, c: f32, k: vec4<f32>) -> f32 {
         case OP_NEG: { return -a; }
         case OP_CLAMP: { return min(max(a, k.x), k.y); }
         case OP_SCALE_BIAS: { return a * k.x + k.y; }
-        default: { return k.x; }
+        case OP_CONSTANT: { return k.x; }
+        // The remaps and blends (lib/shaping.wgsl).
+        default: { return shaping_op(op, a, b, c, k); }
     }
 }
 
-// d fractal_remap(n, kind) / dn, with sign(0) = 0 on the crease of ridged and billow at n = 0.
+// d fractal_remap(n, kind) / dn, with sign(0) = 0 on the crease of ridged and billow at n = 0
+// and the falling branch at ping-pong's folds.
 fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
+    if (kind == FRACTAL_PINGPONG) {
+        // At a fold, the branch the value takes (t < 1 rising, t >= 1 falling).
+        return select(-2.0 * PINGPONG_STRENGTH, 2.0 * PINGPONG_STRENGTH, pingpong_fold(n) < 1.0);
+    }
     let sign_n = sign(n);
     if (kind == FRACTAL_RIDGED) {
         return -2.0 * (1.0 - abs(n)) * sign_n;
@@ -54,6 +77,9 @@ fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
 // combine_op with gradients: the value is combine_op's, the gradient its derivative by the
 // chain rule, with the crease conventions above.
 fn combine_op_grad(op: u32, a: NoiseGrad, b: NoiseGrad, c: NoiseGrad, k: vec4<f32>) -> NoiseGrad {
+    if (op > OP_CONSTANT) {
+        return shaping_op_grad(op, a, b, c, k);
+    }
     let value = combine_op(op, a.value, b.value, c.value, k);
     switch op {
         case OP_ADD: { return NoiseGrad(value, a.d + b.d); }

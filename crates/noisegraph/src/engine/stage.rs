@@ -15,7 +15,9 @@ use crate::twin::sample::{
 };
 
 use crate::twin::lib::ops::{self, fractal_remap_slope};
-use crate::twin::lib::ops::{fractal_remap, FRACTAL_BILLOW, FRACTAL_FBM, FRACTAL_RIDGED};
+use crate::twin::lib::ops::{
+    fractal_remap, FRACTAL_BILLOW, FRACTAL_FBM, FRACTAL_PINGPONG, FRACTAL_RIDGED,
+};
 
 /// What an octave's samples are added to: the row's running sum, zero (the first octave of a
 /// stage), or the partial sum of earlier passes (the first octave of a later pass).
@@ -76,6 +78,7 @@ fn add_octave(line: &mut [f32], base: Base, noise: &[f32], amp: f32, kind: u32, 
         || match kind {
             FRACTAL_RIDGED => add::<FRACTAL_RIDGED>(line, base, noise, amp, norm),
             FRACTAL_BILLOW => add::<FRACTAL_BILLOW>(line, base, noise, amp, norm),
+            FRACTAL_PINGPONG => add::<FRACTAL_PINGPONG>(line, base, noise, amp, norm),
             _ => add::<FRACTAL_FBM>(line, base, noise, amp, norm),
         },
     )
@@ -735,6 +738,7 @@ fn add_octave_grad(
         || match kind {
             FRACTAL_RIDGED => add::<FRACTAL_RIDGED>(o, noise, displaced, sum),
             FRACTAL_BILLOW => add::<FRACTAL_BILLOW>(o, noise, displaced, sum),
+            FRACTAL_PINGPONG => add::<FRACTAL_PINGPONG>(o, noise, displaced, sum),
             _ => add::<FRACTAL_FBM>(o, noise, displaced, sum),
         },
     )
@@ -768,7 +772,12 @@ mod tests {
         let partial: Vec<f32> = (0..n).map(|i| (i as f32 - 30.0) * 0.013).collect();
         let start: Vec<f32> = (0..n).map(|i| (i as f32).sin()).collect();
         for width in VectorWidth::supported() {
-            for kind in [FRACTAL_FBM, FRACTAL_RIDGED, FRACTAL_BILLOW] {
+            for kind in [
+                FRACTAL_FBM,
+                FRACTAL_RIDGED,
+                FRACTAL_BILLOW,
+                FRACTAL_PINGPONG,
+            ] {
                 for norm in [None, Some(0.533_f32)] {
                     for which in 0..3 {
                         let base = [Base::Line, Base::Zero, Base::Partial(&partial)][which];

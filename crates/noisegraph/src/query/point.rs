@@ -23,7 +23,7 @@ use crate::twin::grad::NoiseGrad;
 use crate::twin::lib::ops::combine_op;
 use crate::twin::lib::ops::{
     combine_op_grad, fractal_remap, fractal_remap_slope, octave_gradient, FRACTAL_BILLOW,
-    FRACTAL_RIDGED,
+    FRACTAL_PINGPONG, FRACTAL_RIDGED,
 };
 use crate::twin::sample::{GradSampler, PointsSampler, SamplePoint, SamplePoints, Sampler};
 
@@ -87,7 +87,9 @@ impl FusedPerlin2d {
             && chain.dims() == 2
             && params.choice("gradients") == crate::twin::perlin::GRADIENTS_IMPROVED
             && matches!(split, SplitKind::Cubic)
-            && chain.displace.is_empty();
+            && chain.displace.is_empty()
+            // the AVX-512 loop has fBm's, ridged's and billow's remaps only
+            && uniform.mode[0] != FRACTAL_PINGPONG;
         let octaves: Vec<_> = (0..chain.octave_count())
             .map(|k| {
                 let (o, freq) = (&uniform.octaves[k as usize], chain.octave_frequency(k));
@@ -696,6 +698,7 @@ fn add_octave(sum: &mut [f32], noise: &[f32], amp: f32, kind: u32) {
         || match kind {
             FRACTAL_RIDGED => add::<FRACTAL_RIDGED>(sum, noise, amp),
             FRACTAL_BILLOW => add::<FRACTAL_BILLOW>(sum, noise, amp),
+            FRACTAL_PINGPONG => add::<FRACTAL_PINGPONG>(sum, noise, amp),
             _ => add::<0>(sum, noise, amp),
         },
     )

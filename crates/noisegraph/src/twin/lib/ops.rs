@@ -11,6 +11,7 @@
 //! tie, `clamp` passes its input's gradient on the closed range [min, max] and 0 outside.
 
 use super::grad::{sign, NoiseGrad};
+use super::shaping::{shaping_op, shaping_op_grad, SHAPING_CONSTANTS};
 
 /// Fractal remap: fBm (octaves summed unchanged).
 pub const FRACTAL_FBM: u32 = 0;
@@ -18,6 +19,12 @@ pub const FRACTAL_FBM: u32 = 0;
 pub const FRACTAL_RIDGED: u32 = 1;
 /// Fractal remap: billow, 2|n| - 1 per octave.
 pub const FRACTAL_BILLOW: u32 = 2;
+/// Fractal remap: ping-pong (FastNoise2's), each octave folded back and forth:
+/// `2 pingpong((n + 1) * PINGPONG_STRENGTH) - 1`.
+pub const FRACTAL_PINGPONG: u32 = 3;
+/// How many times per unit of `n + 1` the ping-pong remap folds: FastNoise2's default
+/// ping-pong strength. Twin of the WGSL constant of the same name (shaders/lib/ops.wgsl).
+pub const PINGPONG_STRENGTH: f32 = 2.0;
 
 /// Point-wise op: a + b.
 pub const OP_ADD: u32 = 0;
@@ -39,7 +46,8 @@ pub const OP_NEG: u32 = 7;
 pub const OP_CLAMP: u32 = 8;
 /// Point-wise op: a * k.x + k.y (`remap` and `scale_bias`).
 pub const OP_SCALE_BIAS: u32 = 9;
-/// Point-wise op: k.x (`constant`).
+/// Point-wise op: k.x (`constant`). The codes past it are the remaps and blends of
+/// [`super::shaping`].
 pub const OP_CONSTANT: u32 = 10;
 
 /// Every op code constant with its name, as [`wgsl_constants`] emits them.
@@ -47,6 +55,7 @@ pub const OP_CONSTANTS: &[(&str, u32)] = &[
     ("FRACTAL_FBM", FRACTAL_FBM),
     ("FRACTAL_RIDGED", FRACTAL_RIDGED),
     ("FRACTAL_BILLOW", FRACTAL_BILLOW),
+    ("FRACTAL_PINGPONG", FRACTAL_PINGPONG),
     ("OP_ADD", OP_ADD),
     ("OP_SUB", OP_SUB),
     ("OP_MUL", OP_MUL),
@@ -60,18 +69,25 @@ pub const OP_CONSTANTS: &[(&str, u32)] = &[
     ("OP_CONSTANT", OP_CONSTANT),
 ];
 
-/// The op codes as WGSL `const` declarations, one per line (`const OP_ADD: u32 = 0u;`).
+/// The op codes as WGSL `const` declarations, one per line (`const OP_ADD: u32 = 0u;`):
+/// these and the remaps' and blends' ([`SHAPING_CONSTANTS`]).
 pub fn wgsl_constants() -> String {
-    let mut s = String::from("// ---- op codes (src/twin/lib/ops.rs)\n");
-    for (name, value) in OP_CONSTANTS {
+    let mut s = String::from("// ---- op codes (src/twin/lib/ops.rs, src/twin/lib/shaping.rs)\n");
+    for (name, value) in OP_CONSTANTS.iter().chain(SHAPING_CONSTANTS) {
         s.push_str(&format!("const {name}: u32 = {value}u;\n"));
     }
     s
 }
 
-/// Per-octave remap: identity (fBm), (1 - |n|)^2 (ridged), 2|n| - 1 (billow).
+/// Per-octave remap: identity (fBm), (1 - |n|)^2 (ridged), 2|n| - 1 (billow), the ping-pong
+/// fold (see [`pingpong_fold`]).
 #[inline(always)]
 pub fn fractal_remap(n: f32, kind: u32) -> f32 {
+    if kind == FRACTAL_PINGPONG {
+        let t = pingpong_fold(n);
+        let r = if t < 1.0 { t } else { 2.0 - t };
+        return (r - 0.5) * 2.0;
+    }
     if kind == FRACTAL_RIDGED {
         let r = 1.0 - n.abs();
         return r * r;
@@ -97,7 +113,9 @@ pub fn combine_op(op: u32, a: f32, b: f32, c: f32, k: [f32; 4]) -> f32 {
         OP_NEG => -a,
         OP_CLAMP => a.max(k[0]).min(k[1]),
         OP_SCALE_BIAS => a * k[0] + k[1],
-        _ => k[0],
+        OP_CONSTANT => k[0],
+        // The remaps and blends (`shaping.rs`).
+        _ => shaping_op(op, a, b, c, k),
     }
 }
 
@@ -105,6 +123,16 @@ pub fn combine_op(op: u32, a: f32, b: f32, c: f32, k: [f32; 4]) -> f32 {
 /// sign(0) = 0 on the crease at n = 0 (the mean of the two one-sided slopes).
 #[inline(always)]
 pub fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
+    if kind == FRACTAL_PINGPONG {
+        // Each side of a fold is a line; at a fold the branch the value takes (t < 1 rising,
+        // t >= 1 falling).
+        let t = pingpong_fold(n);
+        return if t < 1.0 {
+            2.0 * PINGPONG_STRENGTH
+        } else {
+            -2.0 * PINGPONG_STRENGTH
+        };
+    }
     let sign_n = sign(n);
     if kind == FRACTAL_RIDGED {
         return -2.0 * (1.0 - n.abs()) * sign_n;
@@ -113,6 +141,14 @@ pub fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
         return 2.0 * sign_n;
     }
     1.0
+}
+
+/// `(n + 1) * PINGPONG_STRENGTH` wrapped into [0, 2): the ping-pong remap rises where it is
+/// below 1 and falls above.
+#[inline(always)]
+pub fn pingpong_fold(n: f32) -> f32 {
+    let t = (n + 1.0) * PINGPONG_STRENGTH;
+    t - crate::twin::floor(t * 0.5) * 2.0
 }
 
 /// [`combine_op`] with gradients: the value is `combine_op`'s (bit for bit), the gradient the
@@ -125,6 +161,9 @@ pub fn combine_op_grad(
     c: NoiseGrad,
     k: [f32; 4],
 ) -> NoiseGrad {
+    if op > OP_CONSTANT {
+        return shaping_op_grad(op, a, b, c, k);
+    }
     let value = combine_op(op, a.value, b.value, c.value, k);
     let d = match op {
         OP_ADD => each(|i| a.d[i] + b.d[i]),
