@@ -13,8 +13,8 @@ use noisegraph::gpu::{
 };
 use noisegraph::graph::gradient_plan;
 use noisegraph::io::{
-    is_complete, is_complete_channels, remove_stale_partials, write_channels, write_field,
-    write_normal_map, Format, StreamWriter,
+    is_complete_with, remove_stale_partials, write_channels, write_field_with, write_normal_map,
+    Channel, ExrCompression, Format, PngCompression, Ramp, StreamWriter, WriteOptions,
 };
 use noisegraph::tiling::{Shard, TileGrid};
 use noisegraph::{Backend, Executor, NoiseGraph, Plan, RunOptions, View};
@@ -24,6 +24,8 @@ use super::job::{
     Defaults, GraphSource, Job,
 };
 use super::Failure;
+
+pub(super) mod pack;
 
 /// Images with more pixels than this are baked in tiles and streamed to disk even without
 /// `--tile` (64 MiB per f32 field).
@@ -103,6 +105,30 @@ pub struct BakeArgs {
     /// n * 0.5 + 0.5; npy (H, W, 4) and exr RGBA get (nx, ny, nz, height).
     #[arg(long, value_name = "analytic|central")]
     pub normal_map: Option<String>,
+    /// PNG deflate effort: `fast` (level 1, about the speed of the noise), `default` (6) or
+    /// `best` (9). Bands are deflated on every core either way.
+    #[arg(long, value_name = "fast|default|best", default_value = "fast")]
+    pub png_compression: String,
+    /// EXR block compression (lossless): `zip` (16-line zlib blocks), `piz` (wavelet, 32
+    /// lines), `rle` or `none`.
+    #[arg(long, value_name = "zip|piz|rle|none", default_value = "zip")]
+    pub exr_compression: String,
+    /// EXR samples as half floats (16-bit) instead of f32. EXR only.
+    #[arg(long)]
+    pub exr_half: bool,
+    /// Map the value through a colour ramp into an 8-bit RGB PNG: a built-in ramp
+    /// (grayscale, terrain, magma, viridis, inferno, ocean) or stops `#rrggbb,#rrggbb,...`
+    /// (evenly spaced) or `T:#rrggbb,...` (T from 0 to 1). The value range mapped is
+    /// --normalize's. PNG (8-bit) only.
+    #[arg(long, value_name = "NAME|STOPS")]
+    pub ramp: Option<String>,
+    /// Pack several sources into the channels of one PNG (8/16-bit, RGB or RGBA), EXR
+    /// (channels R, G, B, A) or npy: `r=SOURCE[:LO:HI],g=...,b=...,a=...`, SOURCE a node id
+    /// or normal.x / normal.y / normal.z (the analytic normal map of --node, mapped from
+    /// -1..1). Each channel maps its own range: LO:HI if given, else the node's documented
+    /// range (or its data's with --normalize minmax). A PNG's missing R, G or B is 0.
+    #[arg(long, value_name = "r=NODE,g=NODE,...")]
+    pub channels: Option<String>,
     /// With --normal-map: the surface is z = height_scale * value, x and y in view units.
     #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub height_scale: f32,
@@ -211,6 +237,10 @@ struct Runner {
     executor: Option<Executor>,
     /// What every job bakes (`--output`).
     quantity: Quantity,
+    /// How every file is encoded (compression, half floats, colour ramp).
+    write: WriteOptions,
+    /// `--height-scale`, for the normal maps of packed channels.
+    height_scale: f32,
     shard: Option<Shard>,
     resume: bool,
     tally: Tally,
@@ -229,6 +259,17 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         parse_format(f)?;
     }
     let quantity = parse_quantity(&args.quantity)?;
+    let write = WriteOptions {
+        png_compression: PngCompression::parse(&args.png_compression)?,
+        exr_compression: ExrCompression::parse(&args.exr_compression)?,
+        exr_half: args.exr_half,
+        ramp: args.ramp.as_deref().map(Ramp::parse).transpose()?,
+    };
+    if args.channels.is_some() && args.normal_map.is_some() {
+        return Err(Failure::bad_input(
+            "--channels: not with --normal-map (pack the normal map's components as normal.x, normal.y, normal.z)",
+        ));
+    }
     if quantity != Quantity::Value && args.normal_map.is_some() {
         return Err(Failure::bad_input(format!(
             "--output {}: not with --normal-map (a normal map is its own output)",
@@ -244,6 +285,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         normalize: args.normalize.clone(),
         tile: args.tile,
         stitch: args.stitch,
+        channels: args.channels.clone(),
     };
     let mut sources: Vec<GraphSource> =
         args.graphs.iter().cloned().map(GraphSource::File).collect();
@@ -254,6 +296,8 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         backend,
         executor: None,
         quantity,
+        write,
+        height_scale: args.height_scale,
         shard,
         resume: args.resume,
         tally: Tally::default(),
@@ -411,6 +455,7 @@ fn single_job(source: GraphSource, output: PathBuf, d: &Defaults) -> Result<Job,
         minmax: parse_normalize(&d.normalize)?,
         tile: d.tile,
         stitch: d.stitch,
+        channels: d.channels.as_deref().map(pack::parse_channels).transpose()?,
     };
     check_job(&job)?;
     Ok(job)
@@ -483,6 +528,10 @@ impl Runner {
             )));
         }
         check_height_scale(height_scale, graph.range_of(&target), &view)?;
+        let channels = if matches!(job.format, Format::Png | Format::Png16) { 3 } else { 4 };
+        self.write.check(job.format, channels).map_err(|e| {
+            Failure::bad_input(format!("--normal-map: {e}"))
+        })?;
         let options = NormalMapOptions {
             format: NormalMapFormat::Rgba32Float,
             height_scale,
@@ -512,6 +561,7 @@ impl Runner {
             [view.size[0], view.size[1]],
             &job.output,
             job.format,
+            &self.write,
         )?;
         self.tally.written += 1;
         eprintln!(
@@ -533,9 +583,19 @@ impl Runner {
     fn run_job(&mut self, job: &Job, units: &[usize]) -> Result<(), Failure> {
         let graph = job.source.load()?;
         let target = job.node.as_deref().unwrap_or(&graph.output).to_string();
+        if let Some(channels) = &job.channels {
+            if self.quantity != Quantity::Value {
+                return Err(Failure::bad_input(format!(
+                    "--channels: packs node values and normal-map components, not with --output {}",
+                    self.quantity.name()
+                )));
+            }
+            return self.run_packed_job(job, units, &graph, &target, channels);
+        }
         if self.quantity != Quantity::Value {
             return self.run_channels_job(job, units, &graph, &target);
         }
+        self.write.check(job.format, 1)?;
         let plan = Plan::new(&graph, Some(&target))?;
         plan.check_view(&job.view)?;
         let range_of = |graph: &NoiseGraph| graph.range_of(&target);
@@ -554,7 +614,7 @@ impl Runner {
                 if self.resume {
                     remove_stale_partials(&path);
                 }
-                if self.resume && is_complete(&path, job.format, view.size) {
+                if self.resume && is_complete_with(&path, job.format, view.size, 1, &self.write) {
                     skipped += 1;
                 } else {
                     let field = self.bake(&plan, &view)?;
@@ -563,7 +623,7 @@ impl Runner {
                     } else {
                         range_of(&graph)
                     };
-                    write_field(&field, &path, job.format, range)?;
+                    write_field_with(&field, &path, job.format, range, &self.write)?;
                     written += 1;
                 }
                 bar.inc(view.pixel_count());
@@ -587,7 +647,8 @@ impl Runner {
         if self.resume {
             remove_stale_partials(&job.output);
         }
-        if self.resume && is_complete(&job.output, job.format, job.view.size) {
+        if self.resume && is_complete_with(&job.output, job.format, job.view.size, 1, &self.write)
+        {
             self.tally.skipped += 1;
             eprintln!(
                 "noisegraph: {}: {} already there, skipped",
@@ -603,12 +664,8 @@ impl Runner {
                 let max = self.max_dimension()?;
                 let [w, h, _] = job.view.size;
                 let on_cpu = matches!(self.executor()?, Executor::Cpu);
-                let streamed = match job.format {
-                    Format::Npy => true,
-                    // A PNG of the data's own range needs the whole field first.
-                    Format::Png | Format::Png16 => !job.minmax,
-                    Format::Exr => false,
-                };
+                // Levels mapped from the data's own range need the whole field first.
+                let streamed = !(job.minmax && job.format.is_mapped());
                 if job.view.pixel_count() > AUTO_TILE_PIXELS || w > max || h > max {
                     // Wide images get shorter tiles, so a row band stays near 2^26 pixels.
                     let tile_w = AUTO_TILE.min(max);
@@ -631,10 +688,10 @@ impl Runner {
                 } else {
                     range_of(&graph)
                 };
-                write_field(&field, &job.output, job.format, range)?;
+                write_field_with(&field, &job.output, job.format, range, &self.write)?;
             }
             Some(grid) => {
-                let two_pass = job.minmax && matches!(job.format, Format::Png | Format::Png16);
+                let two_pass = job.minmax && job.format.is_mapped();
                 let total = job.view.pixel_count() * if two_pass { 2 } else { 1 };
                 let bar = progress_bar(total, &job.label);
                 let range = if two_pass {
@@ -686,7 +743,13 @@ impl Runner {
         bar: &ProgressBar,
     ) -> Result<(), Failure> {
         let width = job.view.size[0] as usize;
-        let writer = StreamWriter::create(&job.output, job.format, job.view.size, range)?;
+        let writer = StreamWriter::open(
+            &job.output,
+            job.format,
+            job.view.size,
+            &[Channel::field(range)],
+            &self.write,
+        )?;
         // One band waiting while one is written and the next is baked.
         let (bands, received) = std::sync::mpsc::sync_channel::<Vec<f32>>(1);
         std::thread::scope(|scope| {
@@ -787,15 +850,16 @@ impl Runner {
         target: &str,
     ) -> Result<(), Failure> {
         let name = self.quantity.name();
-        if matches!(job.format, Format::Png | Format::Png16) {
+        if job.format.is_mapped() || job.format.max_channels() == 1 {
             return Err(Failure::bad_input(format!(
-                "--output {name}: writes .npy or .exr (signed numbers in several channels; a PNG holds one channel mapped from a range), not {}",
+                "--output {name}: writes .npy or .exr (signed numbers in several channels; png, r16, tif and r32 hold one channel, or levels mapped from ranges), not {}",
                 job.format.name()
             )));
         }
+        let channels = self.quantity.channels(job.view.is_volume());
+        self.write.check(job.format, channels.len())?;
         let plan = gradient_plan(graph, Some(target))?;
         plan.check_view(&job.view)?;
-        let channels = self.quantity.channels(job.view.is_volume());
         if job.per_tile_files() {
             let grid = job.grid().expect("per-tile jobs have a grid");
             let (mut written, mut skipped) = (0, 0);
@@ -803,13 +867,14 @@ impl Runner {
                 let tile = grid.tile(u);
                 let path = job.tile_path(&grid, tile.row, tile.column);
                 let view = tile.view(&job.view);
-                if self.resume && is_complete_channels(&path, job.format, view.size, channels.len())
+                if self.resume
+                    && is_complete_with(&path, job.format, view.size, channels.len(), &self.write)
                 {
                     skipped += 1;
                     continue;
                 }
                 let data = self.bake_channels(&plan, &view)?;
-                write_channels(&path, job.format, view.size, channels, &data)?;
+                write_channels(&path, job.format, view.size, channels, &data, &self.write)?;
                 written += 1;
             }
             self.tally.written += written;
@@ -822,7 +887,13 @@ impl Runner {
             return Ok(());
         }
         if self.resume
-            && is_complete_channels(&job.output, job.format, job.view.size, channels.len())
+            && is_complete_with(
+                &job.output,
+                job.format,
+                job.view.size,
+                channels.len(),
+                &self.write,
+            )
         {
             self.tally.skipped += 1;
             eprintln!(
@@ -847,7 +918,14 @@ impl Runner {
         match &grid {
             None => {
                 let data = self.bake_channels(&plan, &job.view)?;
-                write_channels(&job.output, job.format, job.view.size, channels, &data)?;
+                write_channels(
+                    &job.output,
+                    job.format,
+                    job.view.size,
+                    channels,
+                    &data,
+                    &self.write,
+                )?;
             }
             Some(grid) => {
                 let bar = progress_bar(job.view.pixel_count(), &job.label);
@@ -858,6 +936,7 @@ impl Runner {
                     job.format,
                     job.view.size,
                     channels,
+                    &self.write,
                 )?;
                 let mut band: Vec<f32> = Vec::new();
                 for r in 0..grid.rows() {

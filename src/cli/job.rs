@@ -8,6 +8,7 @@ use noisegraph::tiling::TileGrid;
 use noisegraph::{NoiseGraph, View};
 use serde_json::{Map, Value};
 
+use super::bake::pack::{parse_channels, PackedChannel};
 use super::{parse_axes, parse_size, Failure};
 
 /// Where a job's graph comes from.
@@ -55,6 +56,8 @@ pub struct Job {
     pub tile: Option<u32>,
     /// Tiles written into one file (`--stitch`) instead of one file each.
     pub stitch: bool,
+    /// Several sources packed into the channels of one file (`--channels`).
+    pub channels: Option<Vec<PackedChannel>>,
 }
 
 impl Job {
@@ -108,6 +111,7 @@ pub struct Defaults {
     pub normalize: String,
     pub tile: Option<u32>,
     pub stitch: bool,
+    pub channels: Option<String>,
 }
 
 pub fn parse_format(name: &str) -> Result<Format, Failure> {
@@ -116,11 +120,7 @@ pub fn parse_format(name: &str) -> Result<Format, Failure> {
 
 /// The file extension of a format (16-bit PNG is still `.png`).
 pub fn extension(format: Format) -> &'static str {
-    match format {
-        Format::Png | Format::Png16 => "png",
-        Format::Exr => "exr",
-        Format::Npy => "npy",
-    }
+    format.extension()
 }
 
 pub fn parse_normalize(text: &str) -> Result<bool, Failure> {
@@ -183,7 +183,7 @@ pub fn check_job(job: &Job) -> Result<(), Failure> {
                 "tile: tiles cover images (x and y); bake a volume whole",
             ));
         }
-        if job.per_tile_files() && job.minmax && matches!(job.format, Format::Png | Format::Png16) {
+        if job.per_tile_files() && job.minmax && job.format.is_mapped() {
             return Err(Failure::bad_input(
                 "normalize: minmax with one file per tile would give every tile its own scale; use --normalize range, --stitch, or a float format (npy, exr)",
             ));
@@ -267,6 +267,7 @@ const ENTRY_KEYS: &[&str] = &[
     "normalize",
     "tile",
     "stitch",
+    "channels",
 ];
 
 /// A number list or a comma-separated string, as text for `parse_axes` / `parse_size`.
@@ -389,6 +390,10 @@ pub fn job_from_entry(
         minmax,
         tile,
         stitch,
+        channels: string_field(entry, "channels")?
+            .or_else(|| defaults.channels.clone())
+            .map(|c| parse_channels(&c))
+            .transpose()?,
     };
     check_job(&job)?;
     Ok(job)

@@ -308,6 +308,15 @@ fn preview(state: &State, request: &Request, as_png: bool) -> Response {
         Ok(r) => r,
         Err(response) => return response,
     };
+    let ramp = match render::ramp_of(&req) {
+        Ok(ramp) => ramp,
+        Err(issues) => {
+            return Response::json(
+                422,
+                &json!({ "generation": req.generation, "errors": render::issues_json(&issues) }),
+            )
+        }
+    };
     if as_png {
         // The PNG is the values; the flow view's vectors would only cost time.
         req.flow = None;
@@ -327,7 +336,7 @@ fn preview(state: &State, request: &Request, as_png: bool) -> Response {
             422,
             &json!({ "generation": generation, "errors": render::issues_json(&issues) }),
         ),
-        Some(Ok(preview)) if as_png => match render::png(&preview) {
+        Some(Ok(preview)) if as_png => match render::png(&preview, ramp.as_ref()) {
             Ok(bytes) => Response::bytes(200, "image/png", bytes),
             Err(e) => Response::json(500, &json!({ "error": format!("PNG encoding: {e}") })),
         },

@@ -9,7 +9,7 @@ use std::time::Instant;
 use noisegraph::analysis::{power_spectrum, stats};
 use noisegraph::gpu::Specialize;
 use noisegraph::graph::gradient_refusal;
-use noisegraph::io::gray8;
+use noisegraph::io::{gray8, normalize, Ramp};
 use noisegraph::{Error, Executor, Field, GraphIssue, NoiseGraph, Plan, RunOptions, View};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -64,6 +64,9 @@ pub struct PreviewRequest {
     /// The flow mode shown (one of [`FLOW_MODES`]).
     #[serde(default)]
     pub flow: Option<String>,
+    /// The PNG download's colour ramp (as `bake --ramp`); grey when absent.
+    #[serde(default)]
+    pub ramp: Option<String>,
 }
 
 fn default_size() -> [u32; 2] {
@@ -342,18 +345,37 @@ pub fn pack(preview: &Preview, generation: u64, backend: &str) -> Vec<u8> {
     out
 }
 
-/// The preview as an 8-bit grey PNG with the pixels `bake` writes for the same view.
-pub fn png(preview: &Preview) -> Result<Vec<u8>, String> {
+/// The request's colour ramp for the PNG download; a bad one is an issue at field `ramp`.
+pub fn ramp_of(request: &PreviewRequest) -> Result<Option<Ramp>, Vec<GraphIssue>> {
+    request
+        .ramp
+        .as_deref()
+        .map(Ramp::parse)
+        .transpose()
+        .map_err(|e| vec![issue("ramp", e.to_string())])
+}
+
+/// The preview as an 8-bit PNG with the pixels `bake` writes for the same view: grey, or RGB
+/// through `ramp` (as `bake --ramp`).
+pub fn png(preview: &Preview, ramp: Option<&Ramp>) -> Result<Vec<u8>, String> {
     let field = &preview.field;
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, field.width, field.height);
-    encoder.set_color(png::ColorType::Grayscale);
     encoder.set_depth(png::BitDepth::Eight);
-    let pixels: Vec<u8> = field
-        .data
-        .iter()
-        .map(|&v| gray8(v, preview.range))
-        .collect();
+    let pixels: Vec<u8> = match ramp {
+        Some(ramp) => {
+            encoder.set_color(png::ColorType::Rgb);
+            field
+                .data
+                .iter()
+                .flat_map(|&v| ramp.rgb8(normalize(v, preview.range)))
+                .collect()
+        }
+        None => {
+            encoder.set_color(png::ColorType::Grayscale);
+            field.data.iter().map(|&v| gray8(v, preview.range)).collect()
+        }
+    };
     encoder
         .write_header()
         .and_then(|mut w| w.write_image_data(&pixels))

@@ -1,0 +1,54 @@
+"""Decodes an image with independent readers and writes its samples as a float32 .npy.
+
+Usage: decode.py FILE OUT.npy
+
+PNG and TIFF are read by Pillow (libpng, libtiff), EXR by the OpenEXR library's Python
+bindings. The array is (H, W) for one channel, else (H, W, C) with channels in the order the
+reader lists them; what was read (mode, channel names, compression) is printed as one JSON
+line. The tests of tests/formats.rs compare the arrays with what the tool meant to write.
+"""
+
+import json
+import sys
+
+import numpy as np
+
+
+def decode(path):
+    if path.endswith(".exr"):
+        import OpenEXR
+
+        with OpenEXR.File(path, separate_channels=True) as f:
+            header = f.header()
+            channels = f.channels()
+            names = list(channels.keys())
+            planes = [np.asarray(channels[n].pixels, dtype=np.float32) for n in names]
+            kinds = sorted({str(channels[n].pixels.dtype) for n in names})
+        data = planes[0] if len(planes) == 1 else np.stack(planes, axis=-1)
+        return data, {
+            "reader": "OpenEXR",
+            "channels": names,
+            "dtype": kinds,
+            "compression": str(header.get("compression")),
+        }
+    from PIL import Image
+
+    with Image.open(path) as im:
+        im.load()
+        info = {"reader": "Pillow", "mode": im.mode, "format": im.format}
+        if im.format == "TIFF":
+            info["compression"] = im.info.get("compression")
+        data = np.asarray(im)
+    return data.astype(np.float32), info
+
+
+def main():
+    path, out = sys.argv[1], sys.argv[2]
+    data, info = decode(path)
+    np.save(out, np.ascontiguousarray(data, dtype="<f4"))
+    info["shape"] = list(data.shape)
+    print(json.dumps(info))
+
+
+if __name__ == "__main__":
+    main()
