@@ -403,3 +403,84 @@ fn combinations_that_cannot_work_exit_2_naming_the_flag_and_write_nothing() {
         );
     }
 }
+
+#[test]
+fn each_packed_channel_equals_that_nodes_own_file() {
+    let dir = scratch("packing");
+    let out = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let size = ["--size", SIZE];
+    let packed = "r=terrain,g=base,b=normal.x";
+    // PNG16 packing against each node's own 16-bit PNG and the normal map's.
+    bake_ok(&[&[GRAPH, "-o", &out("packed.png"), "--format", "png16", "--channels", packed][..], &size].concat());
+    bake_ok(&[&[GRAPH, "-o", &out("terrain.png"), "--format", "png16"][..], &size].concat());
+    bake_ok(&[&[GRAPH, "-o", &out("base.png"), "--format", "png16", "--node", "base"][..], &size].concat());
+    bake_ok(&[&[GRAPH, "-o", &out("normal.png"), "--format", "png16", "--normal-map", "analytic"][..], &size].concat());
+    // EXR packing against the .npy of each node and of the normal map.
+    bake_ok(&[&[GRAPH, "-o", &out("packed.exr"), "--channels", "r=terrain,g=base,a=normal.z"][..], &size].concat());
+    bake_ok(&[&[GRAPH, "-o", &out("terrain.npy")][..], &size].concat());
+    bake_ok(&[&[GRAPH, "-o", &out("base.npy"), "--node", "base"][..], &size].concat());
+    bake_ok(&[&[GRAPH, "-o", &out("normal.npy"), "--normal-map", "analytic"][..], &size].concat());
+    // The same through a manifest, with --normalize minmax and a range given for one channel.
+    let manifest = dir.join("jobs.json");
+    std::fs::write(
+        &manifest,
+        serde_json::json!([
+            { "graph": GRAPH, "output": "m.png", "size": SIZE, "normalize": "minmax",
+              "channels": "r=terrain,g=base:-2:2" },
+            { "graph": GRAPH, "output": "mt.png", "size": SIZE, "normalize": "minmax" },
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    bake_ok(&["--manifest", manifest.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
+
+    let npy = |name: &str| read_npy_any(&dir.join(name));
+    let Some(python) = python() else { return };
+    let channel = |d: &Decoded, c: usize| -> Vec<f32> {
+        let n = d.shape[2];
+        d.data.iter().skip(c).step_by(n).copied().collect()
+    };
+    let png = decode(&python, &dir.join("packed.png"));
+    assert_eq!(png.info["mode"], "RGB");
+    assert_eq!(png.shape, [141, 203, 3]);
+    let normal = decode(&python, &dir.join("normal.png"));
+    assert_eq!(channel(&png, 0), decode(&python, &dir.join("terrain.png")).data);
+    assert_eq!(channel(&png, 1), decode(&python, &dir.join("base.png")).data);
+    assert_eq!(channel(&png, 2), channel(&normal, 0));
+
+    let exr = decode(&python, &dir.join("packed.exr"));
+    assert_eq!(exr.info["channels"], serde_json::json!(["A", "G", "R"]));
+    assert_eq!(channel(&exr, 2), npy("terrain.npy"));
+    assert_eq!(channel(&exr, 1), npy("base.npy"));
+    let normals = npy("normal.npy");
+    assert_eq!(channel(&exr, 0), normals.iter().skip(2).step_by(4).copied().collect::<Vec<_>>());
+
+    let m = decode(&python, &dir.join("m.png"));
+    assert_eq!(m.info["mode"], "RGB");
+    assert_eq!(channel(&m, 0), decode(&python, &dir.join("mt.png")).data);
+    let base = npy("base.npy");
+    let expected: Vec<f32> = base.iter().map(|&v| f32::from(gray8(v, (-2.0, 2.0)))).collect();
+    assert_eq!(channel(&m, 1), expected);
+    assert!(channel(&m, 2).iter().all(|&v| v == 0.0), "a missing channel is 0");
+}
+
+#[test]
+fn packing_refusals_name_the_flag() {
+    let dir = scratch("packing_refusals");
+    let out = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    for (args, part) in [
+        (vec!["-o".to_string(), out("a.tif"), "--channels".into(), "r=terrain,g=base".into()], "--channels"),
+        (vec!["-o".into(), out("a.png"), "--channels".into(), "r=nope".into()], "nope"),
+        (vec!["-o".into(), out("a.png"), "--channels".into(), "q=terrain".into()], "--channels"),
+        (vec!["-o".into(), out("a.png"), "--channels".into(), "r=terrain".into(), "--ramp".into(), "magma".into()], "--ramp"),
+        (vec!["-o".into(), out("a.exr"), "--channels".into(), "r=terrain".into(), "--output".into(), "gradient".into()], "--channels"),
+    ] {
+        let mut all: Vec<String> = vec![GRAPH.into(), "--size".into(), "16x16".into()];
+        all.extend(args);
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let (code, stderr) = bake(&all);
+        assert_eq!(code, Some(2), "{all:?}: {stderr}");
+        assert!(stderr.contains(part), "{all:?} should name {part}: {stderr}");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{all:?} wrote something");
+    }
+}

@@ -18,8 +18,9 @@ def decode(path):
     if path.endswith(".exr"):
         import OpenEXR
 
-        with OpenEXR.File(path, separate_channels=True) as f:
+        with OpenEXR.File(path, header_only=True) as f:
             header = f.header()
+        with OpenEXR.File(path, separate_channels=True) as f:
             channels = f.channels()
             names = list(channels.keys())
             planes = [np.asarray(channels[n].pixels, dtype=np.float32) for n in names]

@@ -473,6 +473,24 @@ mod tests {
     }
 
     #[test]
+    fn png_download_takes_a_colour_ramp() {
+        let graph: Value = serde_json::from_str(GRAPH).unwrap();
+        let req = request(json!({"graph": graph, "size": [8, 4], "ramp": "magma"}));
+        let ramp = ramp_of(&req).unwrap();
+        let preview = render(&Executor::Cpu, &req).unwrap();
+        let bytes = png(&preview, ramp.as_ref()).unwrap();
+        let mut reader = ::png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        reader.next_frame(&mut pixels).unwrap();
+        assert_eq!(reader.info().color_type, ::png::ColorType::Rgb);
+        let magma = Ramp::parse("magma").unwrap();
+        let v = preview.field.data[0];
+        assert_eq!(pixels[..3], magma.rgb8(normalize(v, preview.range)));
+        let bad = ramp_of(&request(json!({"graph": graph, "ramp": "#12"}))).unwrap_err();
+        assert_eq!(bad[0].field, "ramp");
+    }
+
+    #[test]
     fn reports_every_problem_at_its_field() {
         let req = request(json!({
             "graph": {"seed": 1, "output": "p", "nodes": [
