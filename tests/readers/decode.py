@@ -2,8 +2,9 @@
 
 Usage: decode.py FILE OUT.npy
 
-PNG and TIFF are read by Pillow (libpng, libtiff), EXR by the OpenEXR library's Python
-bindings. The array is (H, W) for one channel, else (H, W, C) with channels in the order the
+PNG and TIFF are read by Pillow (libpng, libtiff), except 16-bit colour PNGs, which Pillow
+narrows to 8 bits: those by pypng (a decoder of its own over zlib). EXR is read by the OpenEXR
+library's Python bindings. The array is (H, W) for one channel, else (H, W, C) with channels in the order the
 reader lists them; what was read (mode, channel names, compression) is printed as one JSON
 line. The tests of tests/formats.rs compare the arrays with what the tool meant to write.
 """
@@ -34,6 +35,17 @@ def decode(path):
         }
     from PIL import Image
 
+    if path.endswith(".png"):
+        with open(path, "rb") as f:
+            head = f.read(26)
+        depth, color = head[24], head[25]
+        if depth == 16 and color != 0:
+            import png
+
+            width, height, rows, meta = png.Reader(filename=path).read_flat()
+            planes = meta["planes"]
+            data = np.asarray(rows, dtype=np.float32).reshape(height, width, planes)
+            return data, {"reader": "pypng", "mode": f"{planes} channels, 16-bit"}
     with Image.open(path) as im:
         im.load()
         info = {"reader": "Pillow", "mode": im.mode, "format": im.format}

@@ -4,7 +4,7 @@
 //! what that node's own single-channel file of the same view holds.
 
 use noisegraph::gpu::{analytic_normal_map, analytic_normal_map_cpu, NormalMapFormat, NormalMapOptions};
-use noisegraph::io::{is_complete_with, Channel, Format, StreamWriter};
+use noisegraph::io::{is_complete_with, remove_stale_partials, Channel, Format, StreamWriter};
 use noisegraph::tiling::TileGrid;
 use noisegraph::{Executor, NoiseGraph, Plan, View};
 
@@ -217,6 +217,9 @@ impl Runner {
                 let path = job.tile_path(&grid, tile.row, tile.column);
                 let view = tile.view(&job.view);
                 let n = packing.channels.len();
+                if self.resume {
+                    remove_stale_partials(&path);
+                }
                 if self.resume && is_complete_with(&path, job.format, view.size, n, &self.write) {
                     skipped += 1;
                     continue;
@@ -239,6 +242,9 @@ impl Runner {
             return Ok(());
         }
         let n = packing.channels.len();
+        if self.resume {
+            remove_stale_partials(&job.output);
+        }
         if self.resume && is_complete_with(&job.output, job.format, job.view.size, n, &self.write) {
             self.tally.skipped += 1;
             eprintln!("noisegraph: {}: {} already there, skipped", job.label, job.output.display());

@@ -96,7 +96,11 @@ impl Rows {
             // Drop what earlier blocks used: once a band, not once a block.
             self.pending.drain(..(start - self.first_row) * self.row);
             self.first_row = start;
-            self.pending.extend_from_slice(&band);
+            if self.pending.is_empty() {
+                self.pending = band; // bands that end on a block: no copy
+            } else {
+                self.pending.extend_from_slice(&band);
+            }
         }
         let from = (start - self.first_row) * self.row;
         Some(&self.pending[from..from + count * self.row])

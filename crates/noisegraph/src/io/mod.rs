@@ -1,8 +1,8 @@
-//! Writing fields to files, one module per format: PNG 8/16-bit ([`png`], deflated on every
-//! core), OpenEXR ([`exr`], half or float, streamed in line blocks), NumPy `.npy` ([`npy`]),
-//! float32 TIFF ([`tiff`]) and raw heightmaps `.r16` / `.r32` ([`raw`]); colour ramps for
-//! PNG ([`ramp`]). Every format is written band by band through one [`StreamWriter`], under a
-//! temporary name renamed into place when whole ([`atomic`]), so an interrupted bake never
+//! Writing fields to files, one module per format: PNG 8/16-bit (`png.rs`, deflated on every
+//! core), OpenEXR (`exr.rs`, half or float, streamed in line blocks), NumPy `.npy`, float32
+//! TIFF (`tiff.rs`) and raw heightmaps `.r16` / `.r32` (`raw.rs`); colour ramps for PNG
+//! ([`Ramp`]). Every format is written band by band through one [`StreamWriter`], under a
+//! temporary name renamed into place when whole (`atomic.rs`), so an interrupted bake never
 //! leaves a file under the final name.
 
 mod atomic;

@@ -138,21 +138,39 @@ impl PngPixels {
             PngPixels::Mapped {
                 ranges,
                 sixteen: false,
-            } => {
-                let n = ranges.len();
-                for (i, (o, &v)) in out.iter_mut().zip(row).enumerate() {
-                    *o = gray8(v, ranges[i % n]);
+            } => match ranges[..] {
+                [range] => {
+                    for (o, &v) in out.iter_mut().zip(row) {
+                        *o = gray8(v, range);
+                    }
                 }
-            }
+                _ => {
+                    let n = ranges.len();
+                    for (o, px) in out.chunks_exact_mut(n).zip(row.chunks_exact(n)) {
+                        for c in 0..n {
+                            o[c] = gray8(px[c], ranges[c]);
+                        }
+                    }
+                }
+            },
             PngPixels::Mapped {
                 ranges,
                 sixteen: true,
-            } => {
-                let n = ranges.len();
-                for (i, (o, &v)) in out.chunks_exact_mut(2).zip(row).enumerate() {
-                    o.copy_from_slice(&gray16(v, ranges[i % n]).to_be_bytes());
+            } => match ranges[..] {
+                [range] => {
+                    for (o, &v) in out.chunks_exact_mut(2).zip(row) {
+                        o.copy_from_slice(&gray16(v, range).to_be_bytes());
+                    }
                 }
-            }
+                _ => {
+                    let n = ranges.len();
+                    for (o, px) in out.chunks_exact_mut(2 * n).zip(row.chunks_exact(n)) {
+                        for c in 0..n {
+                            o[2 * c..2 * c + 2].copy_from_slice(&gray16(px[c], ranges[c]).to_be_bytes());
+                        }
+                    }
+                }
+            },
             PngPixels::Ramp { range, ramp } => {
                 for (o, &v) in out.chunks_exact_mut(3).zip(row) {
                     o.copy_from_slice(&ramp.rgb8(normalize(v, *range)));
