@@ -336,6 +336,10 @@ fn sample_refuses_bad_points_and_writes_nothing() {
     // Not a .npy at all.
     std::fs::write(dir.join("text.npy"), "x,y\n0,0\n").unwrap();
     assert_refused(&dir, &args("text.npy"), "not a .npy file");
+    // Missing, or a folder: bad input naming the file, not an I/O failure (exit 1).
+    assert_refused(&dir, &args("no-such.npy"), "--points no-such.npy");
+    std::fs::create_dir_all(dir.join("folder.npy")).unwrap();
+    assert_refused(&dir, &args("folder.npy"), "folder.npy");
     write_points_f64(&dir.join("ok.npy"), &[0.25, 0.5], 2);
     assert_refused(
         &dir,
@@ -348,6 +352,24 @@ fn sample_refuses_bad_points_and_writes_nothing() {
         &dir,
         &["sample", "g.json", "--points", "ok.npy", "-o", "v.txt"],
         ".npy",
+    );
+    // A missing graph file or manifest, likewise.
+    assert_refused(
+        &dir,
+        &[
+            "sample",
+            "no-such.json",
+            "--points",
+            "ok.npy",
+            "-o",
+            "v.npy",
+        ],
+        "graph file no-such.json",
+    );
+    assert_refused(
+        &dir,
+        &["bake", "--manifest", "no-such.json", "-o", "v.npy"],
+        "manifest no-such.json",
     );
 }
 

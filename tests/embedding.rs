@@ -608,6 +608,17 @@ fn assert_wrong_device(result: noisegraph::Result<impl std::fmt::Debug>, label: 
     }
 }
 
+/// Counts the errors that reach a device's uncaptured-error handler (a renderer's own).
+fn count_uncaptured(device: &wgpu::Device) -> Arc<std::sync::atomic::AtomicUsize> {
+    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = count.clone();
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        eprintln!("uncaptured on the caller's device: {e}");
+        seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }));
+    count
+}
+
 #[test]
 fn targets_of_another_device_are_refused() {
     let Some(shared) = common::gpu() else { return };
@@ -630,38 +641,62 @@ fn targets_of_another_device_are_refused() {
     };
     let (device_a, queue_a) = open();
     let (sibling, _sibling_queue) = open();
+    // The callers' devices have handlers of their own: the engine's checks must not reach
+    // them (before, asking the texture for a view it lacks raised two errors there).
+    let raised = [count_uncaptured(&sibling), count_uncaptured(&device_b)];
     let ctx_a = Arc::new(GpuContext::from_device(device_a, queue_a));
     let mut compiled = CompiledGraph::new(&ctx_a, &graph, None, view).expect("compile");
     let descriptor = compiled.target_descriptor();
+    // Whether wgpu 30 can tell the texture's device apart: always within one instance; for
+    // another instance only when the texture's id names no texture of this one (the README).
     let others = [
         (
             "a device of the same instance",
             sibling.create_texture(&descriptor),
+            true,
         ),
         (
             "a device of another instance",
             device_b.create_texture(&descriptor),
+            false,
         ),
         (
             "the shared test device",
             shared.device().create_texture(&descriptor),
+            false,
         ),
     ];
     let own = compiled.create_target();
-    for (label, texture) in &others {
+    for (label, texture, told_apart) in &others {
         let scope = ctx_a
             .device()
             .push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = ctx_a.device().create_command_encoder(&Default::default());
-        assert_wrong_device(compiled.record(&mut encoder, texture), label);
-        // Also after the graph has bound a target of its own (the cache compares textures).
-        compiled.record(&mut encoder, &own).expect("own target");
-        assert_wrong_device(compiled.record(&mut encoder, texture), label);
-        assert_wrong_device(compiled.read_target(texture), label);
-        ctx_a.queue().submit(Some(encoder.finish()));
+        let results = [
+            compiled.record(&mut encoder, texture).map(|_| ()),
+            // Also after the graph has bound a target of its own (the cache compares textures).
+            compiled.record(&mut encoder, &own).map(|_| ()),
+            compiled.record(&mut encoder, texture).map(|_| ()),
+            compiled.read_target(texture).map(|_| ()),
+        ];
+        for (i, result) in results.into_iter().enumerate() {
+            match result {
+                _ if i == 1 => result.expect("own target"),
+                Ok(()) if !told_apart => {}
+                result => assert_wrong_device(result, label),
+            }
+        }
+        drop(encoder);
         assert!(
             pollster::block_on(scope.pop()).is_none(),
             "{label}: refusing the target left a validation error"
+        );
+    }
+    for count in &raised {
+        assert_eq!(
+            count.load(std::sync::atomic::Ordering::SeqCst),
+            0,
+            "an error reached a caller's device"
         );
     }
     // The graph still runs on its own target.
@@ -744,4 +779,44 @@ fn requirements_say_what_to_ask_the_device_for() {
         Err(other) => panic!("expected Error::DeviceLimits, got {other:?}"),
         Ok(_) => panic!("a device with too low limits compiled the graph"),
     }
+}
+
+/// `encode_plan` into a caller's encoder, submitted and waited for; the target read back.
+fn encoded_run(
+    ctx: &GpuContext,
+    graph: &NoiseGraph,
+    view: &View,
+) -> (noisegraph::gpu::GpuStageOutput, noisegraph::Field) {
+    let plan = noisegraph::Plan::new(graph, None).unwrap();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    let output = ctx
+        .encode_plan(&mut encoder, &plan, view, &RunOptions::default())
+        .unwrap();
+    ctx.queue().submit(Some(encoder.finish()));
+    let field = ctx.read_field(&output.textures[plan.target]).unwrap();
+    (output, field)
+}
+
+#[test]
+fn recycled_textures_serve_the_next_encode_plan() {
+    let Some(shared) = common::gpu() else { return };
+    let ctx = fresh_context(&shared);
+    let graph = warped(5, 0.25, 3.0, 0.2);
+    let view = View::image(33, 17);
+    let (first, field) = encoded_run(&ctx, &graph, &view);
+    let recycled = first.textures.clone();
+    ctx.recycle(first);
+    let (second, again) = encoded_run(&ctx, &graph, &view);
+    assert!(
+        second.textures.iter().all(|t| recycled.contains(t)),
+        "the second run made new textures"
+    );
+    assert_eq!(
+        field.data, again.data,
+        "a recycled texture changed the result"
+    );
+    // Textures of another size are not taken.
+    ctx.recycle(second);
+    let (other, _) = encoded_run(&ctx, &graph, &View::image(16, 16));
+    assert!(other.textures.iter().all(|t| !recycled.contains(t)));
 }

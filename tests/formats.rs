@@ -82,7 +82,10 @@ struct Decoded {
 fn decode(python: &Path, file: &Path) -> Decoded {
     let out = file.with_extension("decoded.npy");
     let run = Command::new(python)
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/readers/decode.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/readers/decode.py"
+        ))
         .arg(file)
         .arg(&out)
         .output()
@@ -187,7 +190,10 @@ fn png_bands_deflated_in_parallel_join_into_one_valid_stream() {
         "minmax",
     ]);
     let decoded = decode(&python, &file);
-    let expected: Vec<f32> = values.iter().map(|&v| f32::from(gray16(v, range))).collect();
+    let expected: Vec<f32> = values
+        .iter()
+        .map(|&v| f32::from(gray16(v, range)))
+        .collect();
     assert_eq!(decoded.data.len(), expected.len());
     assert!(decoded.data == expected, "16-bit levels differ");
     // zlib checks the stream's Adler-32 and that nothing follows its end.
@@ -270,7 +276,15 @@ fn gradient_exr_has_named_channels_read_by_openexr() {
     let npy = dir.join("g.npy");
     let exr = dir.join("g.exr");
     for out in [&npy, &exr] {
-        bake_ok(&[GRAPH, "-o", out.to_str().unwrap(), "--size", SIZE, "--output", "gradient"]);
+        bake_ok(&[
+            GRAPH,
+            "-o",
+            out.to_str().unwrap(),
+            "--size",
+            SIZE,
+            "--field",
+            "gradient",
+        ]);
     }
     let decoded = decode(&python, &exr);
     // OpenEXR lists channels sorted by name, as the file stores them.
@@ -295,8 +309,36 @@ fn tiff_raw_and_ramp_outputs_hold_the_values_meant() {
     bake_ok(&[GRAPH, "-o", &out("h.tif"), "--size", SIZE]);
     bake_ok(&[GRAPH, "-o", &out("h.r32"), "--size", SIZE]);
     bake_ok(&[&[GRAPH, "-o", &out("h.r16"), "--size", SIZE][..], &minmax].concat());
-    bake_ok(&[&[GRAPH, "-o", &out("h16.png"), "--format", "png16", "--size", SIZE][..], &minmax].concat());
-    bake_ok(&[&[GRAPH, "-o", &out("ramp.png"), "--ramp", "magma", "--size", SIZE][..], &minmax].concat());
+    bake_ok(
+        &[
+            &[
+                GRAPH,
+                "-o",
+                &out("h16.png"),
+                "--format",
+                "png16",
+                "--size",
+                SIZE,
+            ][..],
+            &minmax,
+        ]
+        .concat(),
+    );
+    bake_ok(
+        &[
+            &[
+                GRAPH,
+                "-o",
+                &out("ramp.png"),
+                "--ramp",
+                "magma",
+                "--size",
+                SIZE,
+            ][..],
+            &minmax,
+        ]
+        .concat(),
+    );
 
     // .r32: the .npy's values, little-endian, rows top to bottom, nothing else.
     let r32 = std::fs::read(dir.join("h.r32")).unwrap();
@@ -344,7 +386,9 @@ fn new_formats_tile_stitch_and_resume() {
     bake_ok(&[GRAPH, "-o", &out("whole.exr"), "--size", "100x70"]);
     for ext in ["r32", "exr", "tif", "r16"] {
         let stitched = out(&format!("stitched.{ext}"));
-        bake_ok(&[GRAPH, "-o", &stitched, "--size", "100x70", "--tile", "32", "--stitch"]);
+        bake_ok(&[
+            GRAPH, "-o", &stitched, "--size", "100x70", "--tile", "32", "--stitch",
+        ]);
         if ext == "r32" {
             assert_eq!(
                 std::fs::read(&stitched).unwrap(),
@@ -355,12 +399,20 @@ fn new_formats_tile_stitch_and_resume() {
         bake_ok(&[GRAPH, "-o", &tiles, "--size", "100x70", "--tile", "32"]);
         let tile = dir.join(format!("t_r02_c03.{ext}"));
         assert!(tile.is_file(), "{}", tile.display());
-        let (code, stderr) = bake(&[GRAPH, "-o", &tiles, "--size", "100x70", "--tile", "32", "--resume"]);
+        let (code, stderr) = bake(&[
+            GRAPH, "-o", &tiles, "--size", "100x70", "--tile", "32", "--resume",
+        ]);
         assert_eq!(code, Some(0), "{stderr}");
-        assert!(stderr.contains("0 tile(s) of 12 written") || stderr.contains("12 skipped"), "{ext}: {stderr}");
+        assert!(
+            stderr.contains("0 tile(s) of 12 written") || stderr.contains("12 skipped"),
+            "{ext}: {stderr}"
+        );
     }
     // The corner tile of a raw file is 100 - 96 = 4 by 70 - 64 = 6 pixels of f32.
-    assert_eq!(std::fs::metadata(dir.join("t_r02_c03.r32")).unwrap().len(), 4 * 6 * 4);
+    assert_eq!(
+        std::fs::metadata(dir.join("t_r02_c03.r32")).unwrap().len(),
+        4 * 6 * 4
+    );
     let stitched = exr::prelude::read_all_flat_layers_from_file(out("stitched.exr")).unwrap();
     let whole = exr::prelude::read_all_flat_layers_from_file(out("whole.exr")).unwrap();
     assert_eq!(
@@ -369,10 +421,20 @@ fn new_formats_tile_stitch_and_resume() {
     );
     // --resume re-bakes a raw file of the wrong length.
     std::fs::write(out("whole.r32"), b"short").unwrap();
-    let (code, stderr) = bake(&[GRAPH, "-o", &out("whole.r32"), "--size", "100x70", "--resume"]);
+    let (code, stderr) = bake(&[
+        GRAPH,
+        "-o",
+        &out("whole.r32"),
+        "--size",
+        "100x70",
+        "--resume",
+    ]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("already there"), "{stderr}");
-    assert_eq!(std::fs::metadata(out("whole.r32")).unwrap().len(), 100 * 70 * 4);
+    assert_eq!(
+        std::fs::metadata(out("whole.r32")).unwrap().len(),
+        100 * 70 * 4
+    );
 }
 
 #[test]
@@ -382,25 +444,53 @@ fn combinations_that_cannot_work_exit_2_naming_the_flag_and_write_nothing() {
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec![out("a.png"), "--exr-half".into()], "--exr-half"),
         (vec![out("a.npy"), "--exr-half".into()], "--exr-half"),
-        (vec![out("a.exr"), "--ramp".into(), "magma".into()], "--ramp"),
-        (vec![out("a.r16"), "--ramp".into(), "magma".into()], "--ramp"),
         (
-            vec![out("a.png"), "--format".into(), "png16".into(), "--ramp".into(), "magma".into()],
+            vec![out("a.exr"), "--ramp".into(), "magma".into()],
+            "--ramp",
+        ),
+        (
+            vec![out("a.r16"), "--ramp".into(), "magma".into()],
+            "--ramp",
+        ),
+        (
+            vec![
+                out("a.png"),
+                "--format".into(),
+                "png16".into(),
+                "--ramp".into(),
+                "magma".into(),
+            ],
             "--ramp",
         ),
         (vec![out("a.png"), "--ramp".into(), "nope".into()], "--ramp"),
-        (vec![out("a.tif"), "--output".into(), "gradient".into()], "--output gradient"),
-        (vec![out("a.r16"), "--output".into(), "curl".into()], "--output curl"),
-        (vec![out("a.png"), "--png-compression".into(), "max".into()], "--png-compression"),
-        (vec![out("a.exr"), "--exr-compression".into(), "b44".into()], "--exr-compression"),
+        (
+            vec![out("a.tif"), "--field".into(), "gradient".into()],
+            "--field gradient",
+        ),
+        (
+            vec![out("a.r16"), "--field".into(), "curl".into()],
+            "--field curl",
+        ),
+        (
+            vec![out("a.png"), "--png-compression".into(), "max".into()],
+            "--png-compression",
+        ),
+        (
+            vec![out("a.exr"), "--exr-compression".into(), "b44".into()],
+            "--exr-compression",
+        ),
     ];
     for (rest, flag) in cases {
-        let mut args: Vec<String> = vec![GRAPH.into(), "--size".into(), "16x16".into(), "-o".into()];
+        let mut args: Vec<String> =
+            vec![GRAPH.into(), "--size".into(), "16x16".into(), "-o".into()];
         args.extend(rest);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (code, stderr) = bake(&args);
         assert_eq!(code, Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(flag), "{args:?} should name {flag}: {stderr}");
+        assert!(
+            stderr.contains(flag),
+            "{args:?} should name {flag}: {stderr}"
+        );
         assert_eq!(
             std::fs::read_dir(&dir).unwrap().count(),
             0,
@@ -416,15 +506,87 @@ fn each_packed_channel_equals_that_nodes_own_file() {
     let size = ["--size", SIZE];
     let packed = "r=terrain,g=base,b=normal.x";
     // PNG16 packing against each node's own 16-bit PNG and the normal map's.
-    bake_ok(&[&[GRAPH, "-o", &out("packed.png"), "--format", "png16", "--channels", packed][..], &size].concat());
-    bake_ok(&[&[GRAPH, "-o", &out("terrain.png"), "--format", "png16"][..], &size].concat());
-    bake_ok(&[&[GRAPH, "-o", &out("base.png"), "--format", "png16", "--node", "base"][..], &size].concat());
-    bake_ok(&[&[GRAPH, "-o", &out("normal.png"), "--format", "png16", "--normal-map", "analytic"][..], &size].concat());
+    bake_ok(
+        &[
+            &[
+                GRAPH,
+                "-o",
+                &out("packed.png"),
+                "--format",
+                "png16",
+                "--channels",
+                packed,
+            ][..],
+            &size,
+        ]
+        .concat(),
+    );
+    bake_ok(
+        &[
+            &[GRAPH, "-o", &out("terrain.png"), "--format", "png16"][..],
+            &size,
+        ]
+        .concat(),
+    );
+    bake_ok(
+        &[
+            &[
+                GRAPH,
+                "-o",
+                &out("base.png"),
+                "--format",
+                "png16",
+                "--node",
+                "base",
+            ][..],
+            &size,
+        ]
+        .concat(),
+    );
+    bake_ok(
+        &[
+            &[
+                GRAPH,
+                "-o",
+                &out("normal.png"),
+                "--format",
+                "png16",
+                "--normal-map",
+                "analytic",
+            ][..],
+            &size,
+        ]
+        .concat(),
+    );
     // EXR packing against the .npy of each node and of the normal map.
-    bake_ok(&[&[GRAPH, "-o", &out("packed.exr"), "--channels", "r=terrain,g=base,a=normal.z"][..], &size].concat());
+    bake_ok(
+        &[
+            &[
+                GRAPH,
+                "-o",
+                &out("packed.exr"),
+                "--channels",
+                "r=terrain,g=base,a=normal.z",
+            ][..],
+            &size,
+        ]
+        .concat(),
+    );
     bake_ok(&[&[GRAPH, "-o", &out("terrain.npy")][..], &size].concat());
-    bake_ok(&[&[GRAPH, "-o", &out("base.npy"), "--node", "base"][..], &size].concat());
-    bake_ok(&[&[GRAPH, "-o", &out("normal.npy"), "--normal-map", "analytic"][..], &size].concat());
+    bake_ok(
+        &[
+            &[GRAPH, "-o", &out("base.npy"), "--node", "base"][..],
+            &size,
+        ]
+        .concat(),
+    );
+    bake_ok(
+        &[
+            &[GRAPH, "-o", &out("normal.npy"), "--normal-map", "analytic"][..],
+            &size,
+        ]
+        .concat(),
+    );
     // The same through a manifest, with --normalize minmax and a range given for one channel.
     let manifest = dir.join("jobs.json");
     std::fs::write(
@@ -437,7 +599,12 @@ fn each_packed_channel_equals_that_nodes_own_file() {
         .to_string(),
     )
     .unwrap();
-    bake_ok(&["--manifest", manifest.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
+    bake_ok(&[
+        "--manifest",
+        manifest.to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
 
     let npy = |name: &str| read_npy_any(&dir.join(name));
     let Some(python) = python() else { return };
@@ -449,8 +616,14 @@ fn each_packed_channel_equals_that_nodes_own_file() {
     assert_eq!(png.info["mode"], "3 channels, 16-bit");
     assert_eq!(png.shape, [141, 203, 3]);
     let normal = decode(&python, &dir.join("normal.png"));
-    assert_eq!(channel(&png, 0), decode(&python, &dir.join("terrain.png")).data);
-    assert_eq!(channel(&png, 1), decode(&python, &dir.join("base.png")).data);
+    assert_eq!(
+        channel(&png, 0),
+        decode(&python, &dir.join("terrain.png")).data
+    );
+    assert_eq!(
+        channel(&png, 1),
+        decode(&python, &dir.join("base.png")).data
+    );
     assert_eq!(channel(&png, 2), channel(&normal, 0));
 
     let exr = decode(&python, &dir.join("packed.exr"));
@@ -458,15 +631,29 @@ fn each_packed_channel_equals_that_nodes_own_file() {
     assert_eq!(channel(&exr, 2), npy("terrain.npy"));
     assert_eq!(channel(&exr, 1), npy("base.npy"));
     let normals = npy("normal.npy");
-    assert_eq!(channel(&exr, 0), normals.iter().skip(2).step_by(4).copied().collect::<Vec<_>>());
+    assert_eq!(
+        channel(&exr, 0),
+        normals
+            .iter()
+            .skip(2)
+            .step_by(4)
+            .copied()
+            .collect::<Vec<_>>()
+    );
 
     let m = decode(&python, &dir.join("m.png"));
     assert_eq!(m.info["mode"], "RGB");
     assert_eq!(channel(&m, 0), decode(&python, &dir.join("mt.png")).data);
     let base = npy("base.npy");
-    let expected: Vec<f32> = base.iter().map(|&v| f32::from(gray8(v, (-2.0, 2.0)))).collect();
+    let expected: Vec<f32> = base
+        .iter()
+        .map(|&v| f32::from(gray8(v, (-2.0, 2.0))))
+        .collect();
     assert_eq!(channel(&m, 1), expected);
-    assert!(channel(&m, 2).iter().all(|&v| v == 0.0), "a missing channel is 0");
+    assert!(
+        channel(&m, 2).iter().all(|&v| v == 0.0),
+        "a missing channel is 0"
+    );
 }
 
 #[test]
@@ -474,18 +661,69 @@ fn packing_refusals_name_the_flag() {
     let dir = scratch("packing_refusals");
     let out = |name: &str| dir.join(name).to_str().unwrap().to_string();
     for (args, part) in [
-        (vec!["-o".to_string(), out("a.tif"), "--channels".into(), "r=terrain,g=base".into()], "--channels"),
-        (vec!["-o".into(), out("a.png"), "--channels".into(), "r=nope".into()], "nope"),
-        (vec!["-o".into(), out("a.png"), "--channels".into(), "q=terrain".into()], "--channels"),
-        (vec!["-o".into(), out("a.png"), "--channels".into(), "r=terrain".into(), "--ramp".into(), "magma".into()], "--ramp"),
-        (vec!["-o".into(), out("a.exr"), "--channels".into(), "r=terrain".into(), "--output".into(), "gradient".into()], "--channels"),
+        (
+            vec![
+                "-o".to_string(),
+                out("a.tif"),
+                "--channels".into(),
+                "r=terrain,g=base".into(),
+            ],
+            "--channels",
+        ),
+        (
+            vec![
+                "-o".into(),
+                out("a.png"),
+                "--channels".into(),
+                "r=nope".into(),
+            ],
+            "nope",
+        ),
+        (
+            vec![
+                "-o".into(),
+                out("a.png"),
+                "--channels".into(),
+                "q=terrain".into(),
+            ],
+            "--channels",
+        ),
+        (
+            vec![
+                "-o".into(),
+                out("a.png"),
+                "--channels".into(),
+                "r=terrain".into(),
+                "--ramp".into(),
+                "magma".into(),
+            ],
+            "--ramp",
+        ),
+        (
+            vec![
+                "-o".into(),
+                out("a.exr"),
+                "--channels".into(),
+                "r=terrain".into(),
+                "--field".into(),
+                "gradient".into(),
+            ],
+            "--channels",
+        ),
     ] {
         let mut all: Vec<String> = vec![GRAPH.into(), "--size".into(), "16x16".into()];
         all.extend(args);
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
         let (code, stderr) = bake(&all);
         assert_eq!(code, Some(2), "{all:?}: {stderr}");
-        assert!(stderr.contains(part), "{all:?} should name {part}: {stderr}");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{all:?} wrote something");
+        assert!(
+            stderr.contains(part),
+            "{all:?} should name {part}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "{all:?} wrote something"
+        );
     }
 }

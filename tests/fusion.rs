@@ -341,3 +341,46 @@ fn a_tile_of_a_fused_warp_equals_the_same_pixels_of_the_whole_view_on_the_cpu() 
         }
     }
 }
+
+/// A warp over a fine fractal parts the paths by more than 1e-4 (an ulp of a displacement
+/// moves a sample by an ulp of its position in cells), within the tolerance the numeric
+/// contract gives a warp; an unwarped stage and a coarse warp keep 1e-4.
+#[test]
+fn a_warp_over_fine_octaves_stays_within_its_tolerance() {
+    let Some(ctx) = gpu() else { return };
+    let warp = |frequency: f64, amplitude: f64| {
+        NoiseGraph::from_json(&format!(
+            r#"{{"seed": 3, "output": "w", "nodes": [
+                {{"id": "b", "type": "perlin", "frequency": {frequency}}},
+                {{"id": "f", "type": "fbm", "source": "b", "octaves": 4}},
+                {{"id": "dx", "type": "perlin", "frequency": 3, "seed_offset": 1}},
+                {{"id": "dy", "type": "perlin", "frequency": 3, "seed_offset": 2}},
+                {{"id": "w", "type": "warp", "source": "f", "displace": ["dx", "dy"], "amplitude": {amplitude}}}]}}"#
+        ))
+        .expect("graph")
+    };
+    let view = View::image(96, 64);
+    let mut loosest = 0.0f32;
+    for (frequency, amplitude) in [(2.0, 0.5), (2048.0, 0.001), (4096.0, 1.0), (16384.0, 0.1)] {
+        let plan = Plan::with_options(&warp(frequency, amplitude), None, UNFUSED).expect("plan");
+        let results = noisegraph::parity::run_parity(&ctx, &plan, &view).expect("parity");
+        for r in &results {
+            assert!(
+                r.passed(),
+                "{}: {} over {} on {}/{} (frequency {frequency}, amplitude {amplitude})",
+                r.node,
+                r.max_abs,
+                r.tolerance,
+                r.over,
+                r.total
+            );
+            if r.node != "w" || frequency == 2.0 {
+                assert!(r.tolerance < 1.1e-4, "{}: {}", r.node, r.tolerance);
+            }
+        }
+        let w = results.iter().find(|r| r.node == "w").expect("the warp");
+        loosest = loosest.max(w.max_abs);
+    }
+    // The case is real: the fine warps part by more than 1e-4 somewhere.
+    assert!(loosest > PARITY_TOLERANCE, "{loosest}");
+}

@@ -492,6 +492,52 @@ fn tiled_gradients_equal_the_whole_bake() {
     }
 }
 
+/// A tile of a volume's curl, even one slice thick, is the volume's curl (3 components from
+/// the three potential copies), the same pixels bit for bit; a tile of an image's curl is the
+/// image's.
+#[test]
+fn tiled_curls_equal_the_whole_bake() {
+    let graph = all_kinds(37);
+    let cpu = Executor::Cpu;
+    let plan = gradient_plan(&graph, Some("fbm3")).expect("plan");
+    let volume = View::volume(20, 14, 6).with_origin([0.5, -2.0, 1.25]);
+    let whole = cpu
+        .run_curl(&plan, &volume, &RunOptions::default())
+        .unwrap();
+    for (offset, size) in [([3, 2, 4], [11, 9, 1]), ([0, 5, 1], [20, 4, 3])] {
+        let tile = cpu
+            .run_curl(&plan, &volume.tile(offset, size), &RunOptions::default())
+            .unwrap();
+        assert_eq!(
+            tile.components, 3,
+            "a one-slice tile of a volume is a volume"
+        );
+        for z in 0..size[2] {
+            for y in 0..size[1] {
+                for x in 0..size[0] {
+                    assert_eq!(
+                        tile.get(x, y, z),
+                        whole.get(x + offset[0], y + offset[1], z + offset[2]),
+                        "tile {offset:?} pixel ({x}, {y}, {z})"
+                    );
+                }
+            }
+        }
+    }
+    let plan = gradient_plan(&graph, Some("fbm")).expect("plan");
+    let image = View::image(30, 20);
+    let whole = cpu.run_curl(&plan, &image, &RunOptions::default()).unwrap();
+    let tile = cpu
+        .run_curl(
+            &plan,
+            &image.tile([7, 3, 0], [10, 12, 1]),
+            &RunOptions::default(),
+        )
+        .unwrap();
+    assert_eq!(tile.components, 2);
+    assert_eq!(tile.get(4, 5, 0), whole.get(11, 8, 0));
+}
+
 /// Central-difference divergence of a flow field over its interior, relative to the size
 /// of its derivatives: (mean |div|, mean of the sum of |d u_a / d x_a|).
 fn divergence_ratio(field: &VectorField, spacing: [f64; 3]) -> f64 {

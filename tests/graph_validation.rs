@@ -256,6 +256,21 @@ fn remap_ends_are_two_numbers() {
 }
 
 #[test]
+fn remap_ends_are_required() {
+    // No range fits every source (noise spans [-1, 1], cellular distances [0, 1] and more),
+    // so a missing end is an error naming it rather than a guess.
+    for (missing, given) in [("from", r#""to": [0, 1]"#), ("to", r#""from": [-1, 1]"#)] {
+        let text = format!(
+            r#"{{"output": "r", "nodes": [{{"id": "p", "type": "perlin"}},
+                {{"id": "r", "type": "remap", "source": "p", {given}}}]}}"#
+        );
+        let e = errors(&text);
+        assert!(has(&e, Some("r"), missing, "is required"), "{text}: {e}");
+        assert_eq!(e.0.len(), 1, "{e}");
+    }
+}
+
+#[test]
 fn integers_out_of_range_are_refused_not_truncated() {
     let e = errors(&one_node(r#""type": "perlin", "dims": 4294967298"#));
     assert!(has(&e, Some("n"), "dims", "4294967298"), "{e}");
@@ -380,6 +395,56 @@ fn a_huge_unknown_key_is_reported_quickly_and_briefly() {
         e.to_string().len() < 1000,
         "the message quotes a clipped key"
     );
+}
+
+/// A warp over a fractal of `octaves` from `frequency` cells per unit, displaced by two
+/// Perlin fields at `amplitude`.
+fn warp_over(frequency: f64, octaves: u32, amplitude: f64) -> String {
+    format!(
+        r#"{{"seed": 3, "output": "w", "nodes": [
+            {{"id": "b", "type": "perlin", "frequency": {frequency}}},
+            {{"id": "f", "type": "fbm", "source": "b", "octaves": {octaves}}},
+            {{"id": "dx", "type": "perlin", "frequency": 3, "seed_offset": 1}},
+            {{"id": "dy", "type": "perlin", "frequency": 3, "seed_offset": 2}},
+            {{"id": "w", "type": "warp", "source": "f", "displace": ["dx", "dy"], "amplitude": {amplitude}}}]}}"#
+    )
+}
+
+#[test]
+fn warps_over_octaves_finer_than_the_warp_limit_are_refused() {
+    use noisegraph::graph::limits::MAX_WARPED_CELLS_ACROSS;
+    use noisegraph::{Backend, Executor, Plan, View};
+    // The hardening round's case: counting octaves from 2^19 to 2^24 cells per unit, where
+    // the paths parted by up to 4.9e-3: refused on both paths, naming the node and the limit.
+    let graph = NoiseGraph::from_json(&warp_over(524288.0, 6, 0.001)).unwrap();
+    let e = Executor::new(Backend::Cpu)
+        .unwrap()
+        .bake(&graph, None, &View::image(8, 8))
+        .unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    let e = e.to_string();
+    assert!(e.contains("node 'w'") && e.contains("2^18"), "{e}");
+    // Under the limit it bakes, and a smaller extent brings the same graph under it.
+    let plan = Plan::new(&graph, None).unwrap();
+    plan.check_view(&View::image(8, 8).with_extent([1.0 / 64.0; 3]))
+        .expect("2^13 to 2^18 cells across");
+    let fine = NoiseGraph::from_json(&warp_over(MAX_WARPED_CELLS_ACROSS / 32.0, 6, 0.001)).unwrap();
+    Plan::new(&fine, None)
+        .unwrap()
+        .check_view(&View::image(8, 8))
+        .expect("the last octave at the limit");
+    // The unwarped fractal is not limited (its positions carry no displacement).
+    let plain = NoiseGraph::from_json(
+        &warp_over(524288.0, 6, 0.001).replace(r#""output": "w""#, r#""output": "f""#),
+    )
+    .unwrap();
+    Plan::new(&plain, None)
+        .unwrap()
+        .check_view(&View::image(8, 8))
+        .expect("no warp, no warp limit");
+    // A reach past 2^18 cells is refused where the graph is read, at the warp's amplitude.
+    let e = errors(&warp_over(1024.0, 1, 1000.0));
+    assert!(has(&e, Some("w"), "amplitude", "2^18"), "{e}");
 }
 
 #[test]

@@ -291,13 +291,11 @@ fn every_wgsl_file_validates_as_assembled() {
 const ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/noisegraph");
 
 /// The twin of each kernel file, by its path under `shaders/`: `src/twin/<same path>.rs`,
-/// except the stage template, whose twin is the CPU stage executor, and the exported graph
-/// functions, whose twin is the point-query program.
+/// except the stage template, whose twin is the CPU stage executor.
 fn twin_of(wgsl: &str) -> String {
     let stem = wgsl.strip_suffix(".wgsl").expect("a .wgsl path");
     match stem {
         "stage" => "src/engine/stage.rs".to_string(),
-        "export/point" => "src/query/point.rs".to_string(),
         _ => format!("src/twin/{stem}.rs"),
     }
 }
@@ -415,18 +413,22 @@ fn pass_of(partial: bool) -> OctavePass {
 }
 
 /// The helpers of exported modules (`shaders/export/`) with the library and the template
-/// declarations they call (`fractal_remap`, `combine_op`); returns the files covered.
+/// declarations they call; returns the files covered.
 fn validate_export_helpers() -> Vec<String> {
     let file = |p: &str| noisegraph::gpu::assemble::shader_file(p).expect("embedded");
     let before_entry = |p: &str| {
         let source = file(p);
         source[..source.find("@compute").expect("an entry point")].to_string()
     };
-    let mut module: String = shader_paths()
-        .filter(|p| p.starts_with("lib/"))
-        .map(file)
-        .collect::<Vec<_>>()
-        .join("\n");
+    // The op codes the engine emits before the library (lib/ops.wgsl switches on them).
+    let mut module = noisegraph::twin::lib::ops::wgsl_constants();
+    module.push_str(
+        &shader_paths()
+            .filter(|p| p.starts_with("lib/"))
+            .map(file)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
     module.push_str(&before_entry("stage.wgsl"));
     module.push_str(&before_entry("combine.wgsl"));
     let helpers: Vec<String> = shader_paths()

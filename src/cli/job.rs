@@ -3,13 +3,13 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use noisegraph::io::Format;
+use noisegraph::io::{Format, WriteOptions};
 use noisegraph::tiling::TileGrid;
 use noisegraph::{NoiseGraph, View};
 use serde_json::{Map, Value};
 
-use super::bake::pack::{parse_channels, PackedChannel};
-use super::{parse_axes, parse_size, Failure};
+use super::pack::{parse_channels, PackedChannel};
+use super::{parse_size, Failure};
 
 /// Where a job's graph comes from.
 #[derive(Debug, Clone)]
@@ -56,11 +56,51 @@ pub struct Job {
     pub tile: Option<u32>,
     /// Tiles written into one file (`--stitch`) instead of one file each.
     pub stitch: bool,
+    /// What each pixel holds.
+    pub field: BakeField,
     /// Several sources packed into the channels of one file (`--channels`).
     pub channels: Option<Vec<PackedChannel>>,
+    /// How the file is encoded (compression, half floats, a colour ramp).
+    pub write: WriteOptions,
 }
 
 impl Job {
+    /// The job of one graph (a file or a preset) baked to `output` with the flags' settings;
+    /// the format from `output`'s extension unless `--format` gives one.
+    pub fn from_flags(
+        source: GraphSource,
+        output: PathBuf,
+        defaults: &Defaults,
+    ) -> Result<Job, Failure> {
+        let format = match defaults.format {
+            Some(f) => f,
+            None => Format::from_path(&output)?,
+        };
+        let job = Job {
+            label: source.stem(),
+            source,
+            view: defaults.view,
+            node: defaults.node.clone(),
+            output,
+            format,
+            minmax: defaults.minmax,
+            tile: defaults.tile,
+            stitch: defaults.stitch,
+            field: defaults.field,
+            channels: defaults.channels.clone(),
+            write: defaults.write.clone(),
+        };
+        check_job(&job)?;
+        Ok(job)
+    }
+    /// The number of channels the job's file holds: the packed channels (a PNG always has
+    /// R, G and B), the field's, or 1 for a plain value.
+    pub fn file_channels(&self) -> usize {
+        match &self.channels {
+            Some(given) => super::pack::file_channels(given, self.format).len(),
+            None => self.field.channels(self.view.is_volume()).len().max(1),
+        }
+    }
     /// Whether each tile goes to its own file.
     pub fn per_tile_files(&self) -> bool {
         self.tile.is_some() && !self.stitch
@@ -100,18 +140,69 @@ impl Job {
     }
 }
 
-/// Settings shared by every job unless an entry overrides them (from the command line).
+/// What a bake writes per pixel (`bake --field`, a manifest entry's `field`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BakeField {
+    /// The node's value: one number per pixel.
+    #[default]
+    Value,
+    /// The value and its exact gradient: 3 numbers per pixel (4 for a volume).
+    Gradient,
+    /// The curl of the gradient, a divergence-free flow: 2 numbers per pixel (3 for a volume).
+    Curl,
+}
+
+impl BakeField {
+    /// The names `--field` and manifests take, in order.
+    pub const NAMES: &'static str = "value, gradient, curl";
+
+    pub fn parse(text: &str) -> Result<BakeField, String> {
+        match text {
+            "value" => Ok(BakeField::Value),
+            "gradient" => Ok(BakeField::Gradient),
+            "curl" => Ok(BakeField::Curl),
+            other => Err(format!("unknown field '{other}' ({})", Self::NAMES)),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BakeField::Value => "value",
+            BakeField::Gradient => "gradient",
+            BakeField::Curl => "curl",
+        }
+    }
+
+    /// The channel names of a multi-channel file for an image or a volume; none for the
+    /// value (a plain one-channel field).
+    pub fn channels(self, volume: bool) -> &'static [&'static str] {
+        match (self, volume) {
+            (BakeField::Value, _) => &[],
+            (BakeField::Gradient, false) => &["value", "gradient.x", "gradient.y"],
+            (BakeField::Gradient, true) => &["value", "gradient.x", "gradient.y", "gradient.z"],
+            (BakeField::Curl, false) => &["curl.x", "curl.y"],
+            (BakeField::Curl, true) => &["curl.x", "curl.y", "curl.z"],
+        }
+    }
+}
+
+/// What every job takes from the command line's flags unless its manifest entry says
+/// otherwise; each flag parsed once, before any job is built.
 #[derive(Debug, Clone)]
 pub struct Defaults {
-    pub size: String,
-    pub origin: Option<String>,
-    pub extent: Option<String>,
+    pub view: View,
     pub node: Option<String>,
-    pub format: Option<String>,
-    pub normalize: String,
+    /// `--format`; `None`: from each output's extension.
+    pub format: Option<Format>,
+    /// `--normalize minmax`.
+    pub minmax: bool,
     pub tile: Option<u32>,
     pub stitch: bool,
-    pub channels: Option<String>,
+    pub field: BakeField,
+    /// `--channels`, parsed.
+    pub channels: Option<Vec<PackedChannel>>,
+    /// `--png-compression`, `--exr-compression`, `--exr-half`, `--ramp`.
+    pub write: WriteOptions,
 }
 
 pub fn parse_format(name: &str) -> Result<Format, Failure> {
@@ -133,7 +224,11 @@ pub fn parse_normalize(text: &str) -> Result<bool, Failure> {
     }
 }
 
-fn parse_extent(text: &str) -> Result<[f64; 3], Failure> {
+pub fn parse_origin(text: &str) -> Result<[f64; 3], Failure> {
+    parse_axes("origin", text, 0.0)
+}
+
+pub fn parse_extent(text: &str) -> Result<[f64; 3], Failure> {
     let parts = parse_axes("extent", text, f64::NAN)?;
     let first = parts[0];
     let extent = parts.map(|v| if v.is_nan() { first } else { v });
@@ -145,12 +240,12 @@ fn parse_extent(text: &str) -> Result<[f64; 3], Failure> {
     Ok(extent)
 }
 
-/// Builds the view from size / origin / extent texts.
+/// The view of the `--size`, `--origin` and `--extent` texts.
 pub fn view_from(size: &str, origin: Option<&str>, extent: Option<&str>) -> Result<View, Failure> {
     let mut view = View::image(1, 1);
     view.size = parse_size(size)?;
     if let Some(o) = origin {
-        view.origin = parse_axes("origin", o, 0.0)?;
+        view.origin = parse_origin(o)?;
     }
     if let Some(e) = extent {
         view.extent = parse_extent(e)?;
@@ -158,13 +253,33 @@ pub fn view_from(size: &str, origin: Option<&str>, extent: Option<&str>) -> Resu
     Ok(view)
 }
 
-/// The longest side a bake may have: tiled bakes hold one row band (the width times a tile's
-/// height) in memory, so the width bounds it.
-pub const MAX_SIDE: u32 = 1 << 20;
+/// Parses a comma-separated list of 1 to 3 finite numbers ("X,Y[,Z]").
+fn parse_axes(flag: &str, text: &str, default: f64) -> Result<[f64; 3], Failure> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() > 3 {
+        return Err(Failure::bad_input(format!(
+            "{flag}: at most 3 numbers (got '{text}')"
+        )));
+    }
+    let mut out = [default; 3];
+    for (i, p) in parts.iter().enumerate() {
+        let v: f64 = p.trim().parse().map_err(|_| {
+            Failure::bad_input(format!("{flag}: '{p}' is not a number (in '{text}')"))
+        })?;
+        if !v.is_finite() {
+            return Err(Failure::bad_input(format!("{flag}: '{p}' is not finite")));
+        }
+        out[i] = v;
+    }
+    Ok(out)
+}
+
+pub use noisegraph::graph::limits::MAX_SIDE;
 /// The most pixels one output may have (2^36: 256 GiB of f32).
 pub const MAX_PIXELS: u64 = 1 << 36;
 
-/// Checks job-level consistency (size limits, tiling against volumes, normalisation).
+/// Checks job-level consistency (size limits, tiling against volumes, normalisation, the
+/// field against the format).
 pub fn check_job(job: &Job) -> Result<(), Failure> {
     let [w, h, d] = job.view.size;
     if w.max(h).max(d) > MAX_SIDE || job.view.pixel_count() > MAX_PIXELS {
@@ -185,10 +300,39 @@ pub fn check_job(job: &Job) -> Result<(), Failure> {
         }
         if job.per_tile_files() && job.minmax && job.format.is_mapped() {
             return Err(Failure::bad_input(
-                "normalize: minmax with one file per tile would give every tile its own scale; use --normalize range, --stitch, or a float format (npy, exr)",
+                "normalize: minmax with one file per tile would give every tile its own scale; use --normalize range, --stitch, or a float format (npy, exr, tif, r32)",
             ));
         }
     }
+    let channels = job.field.channels(job.view.is_volume());
+    if !channels.is_empty() && (job.format.is_mapped() || job.format.max_channels() == 1) {
+        return Err(Failure::bad_input(format!(
+            "--field {}: writes .npy or .exr ({} signed numbers per pixel: {}; png, r16, tif and r32 hold one channel, or levels mapped from ranges), not {}",
+            job.field.name(),
+            channels.len(),
+            channels.join(", "),
+            job.format.name()
+        )));
+    }
+    if job.channels.is_some() {
+        if job.field != BakeField::Value {
+            return Err(Failure::bad_input(format!(
+                "--channels: packs node values and normal-map components, not with --field {}",
+                job.field.name()
+            )));
+        }
+        if job.view.is_volume() {
+            return Err(Failure::bad_input(
+                "--channels: packs images (2D); bake a volume's nodes one by one",
+            ));
+        }
+    }
+    job.write
+        .check(job.format, job.file_channels())
+        .map_err(|e| match &job.channels {
+            Some(_) => Failure::bad_input(format!("--channels: {e}")),
+            None => Failure::from(e),
+        })?;
     if job.stitch && job.tile.is_none() {
         return Err(Failure::bad_input("stitch: needs --tile N"));
     }
@@ -267,10 +411,11 @@ const ENTRY_KEYS: &[&str] = &[
     "normalize",
     "tile",
     "stitch",
+    "field",
     "channels",
 ];
 
-/// A number list or a comma-separated string, as text for `parse_axes` / `parse_size`.
+/// A number list or a comma-separated string, as text for the size, origin and extent parsers.
 fn axes_text(key: &str, v: &Value, sep: &str) -> Result<String, Failure> {
     match v {
         Value::String(s) => Ok(s.clone()),
@@ -341,26 +486,27 @@ pub fn job_from_entry(
     let output =
         string_field(entry, "output")?.ok_or_else(|| Failure::bad_input("output: required"))?;
     let output = resolve_output(out_dir, &output)?;
-    let size = match entry.get("size") {
-        Some(v) => axes_text("size", v, "x")?,
-        None => defaults.size.clone(),
-    };
-    let origin = match entry.get("origin") {
-        Some(v) => Some(axes_text("origin", v, ",")?),
-        None => defaults.origin.clone(),
-    };
-    let extent = match entry.get("extent") {
-        Some(v) => Some(axes_text("extent", v, ",")?),
-        None => defaults.extent.clone(),
-    };
-    let view = view_from(&size, origin.as_deref(), extent.as_deref())?;
-    let format = match string_field(entry, "format")?.or_else(|| defaults.format.clone()) {
+    let mut view = defaults.view;
+    if let Some(v) = entry.get("size") {
+        view.size = parse_size(&axes_text("size", v, "x")?)?;
+    }
+    if let Some(v) = entry.get("origin") {
+        view.origin = parse_origin(&axes_text("origin", v, ",")?)?;
+    }
+    if let Some(v) = entry.get("extent") {
+        view.extent = parse_extent(&axes_text("extent", v, ",")?)?;
+    }
+    let format = match string_field(entry, "format")? {
         Some(f) => parse_format(&f)?,
-        None => Format::from_path(&output)?,
+        None => match defaults.format {
+            Some(f) => f,
+            None => Format::from_path(&output)?,
+        },
     };
-    let minmax = parse_normalize(
-        &string_field(entry, "normalize")?.unwrap_or_else(|| defaults.normalize.clone()),
-    )?;
+    let minmax = match string_field(entry, "normalize")? {
+        Some(n) => parse_normalize(&n)?,
+        None => defaults.minmax,
+    };
     let tile = match entry.get("tile") {
         None | Some(Value::Null) => defaults.tile,
         Some(v) => Some(
@@ -390,10 +536,17 @@ pub fn job_from_entry(
         minmax,
         tile,
         stitch,
-        channels: string_field(entry, "channels")?
-            .or_else(|| defaults.channels.clone())
-            .map(|c| parse_channels(&c))
-            .transpose()?,
+        field: match string_field(entry, "field")? {
+            Some(f) => {
+                BakeField::parse(&f).map_err(|e| Failure::bad_input(format!("field: {e}")))?
+            }
+            None => defaults.field,
+        },
+        channels: match string_field(entry, "channels")? {
+            Some(c) => Some(parse_channels(&c)?),
+            None => defaults.channels.clone(),
+        },
+        write: defaults.write.clone(),
     };
     check_job(&job)?;
     Ok(job)

@@ -8,8 +8,10 @@ mod bake;
 mod gallery;
 mod info;
 mod job;
+mod pack;
 mod parity;
 mod plot;
+mod runner;
 mod sample;
 mod serve;
 mod wgsl;
@@ -20,7 +22,8 @@ use clap::{Parser, Subcommand};
 pub const EXIT_CODES_HELP: &str = "Exit codes:
   0    success (every output written or already there with --resume)
   1    internal or device failure: GPU error, I/O error, a bug (nothing about the input)
-  2    usage or bad input: unknown flag, invalid graph or manifest, size over the limits
+  2    usage or bad input: unknown flag, invalid graph or manifest, a missing input file,
+       size over the limits
   3    a batch (several graphs or a manifest) in which some jobs failed; the others ran,
        and the summary line says how many failed
   130  interrupted by SIGINT (143: SIGTERM, 129: SIGHUP); the bake's temporary files are
@@ -85,10 +88,25 @@ pub struct Failure {
     pub message: String,
 }
 
+/// The exit code of an engine error: bad input (a graph, a request, a size or device limit,
+/// a texture that does not fit) is the caller's to fix; anything else (the GPU, I/O,
+/// encoding) is a failure of the machine.
+pub fn exit_code(error: &noisegraph::Error) -> i32 {
+    use noisegraph::Error;
+    match error {
+        Error::Graph(_)
+        | Error::InvalidRequest(_)
+        | Error::Limit(_)
+        | Error::WrongTarget { .. }
+        | Error::DeviceLimits { .. } => EXIT_BAD_INPUT,
+        _ => EXIT_INTERNAL,
+    }
+}
+
 impl From<noisegraph::Error> for Failure {
     fn from(e: noisegraph::Error) -> Self {
         Failure {
-            code: e.exit_code(),
+            code: exit_code(&e),
             message: e.to_string(),
         }
     }
@@ -103,16 +121,41 @@ impl Failure {
     }
 }
 
+/// Whether an I/O error on a file the user named is the name's fault (bad input, exit 2): the
+/// file is missing, not permitted, a folder, or the name is not a valid path. Anything else
+/// (a read error of the disk, a full disk) is a failure of the machine (exit 1).
+pub fn is_bad_path(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        error.kind(),
+        NotFound | PermissionDenied | IsADirectory | NotADirectory | InvalidFilename | InvalidInput
+    )
+}
+
+/// The failure for an I/O error on the input file `path` (`what` names it: "graph file",
+/// "manifest", "--points"): bad input naming the file when [`is_bad_path`], else a failure
+/// of the machine, also naming it.
+pub fn input_file_failure(what: &str, path: &std::path::Path, error: std::io::Error) -> Failure {
+    Failure {
+        code: if is_bad_path(&error) {
+            EXIT_BAD_INPUT
+        } else {
+            EXIT_INTERNAL
+        },
+        message: format!("{what} {}: {error}", path.display()),
+    }
+}
+
 /// Reads a text input file (a graph or a manifest) of at most [`MAX_INPUT_FILE_BYTES`];
 /// `what` names it in messages ("graph file", "manifest").
 pub fn read_input_file(what: &str, path: &std::path::Path) -> Result<String, Failure> {
     use std::io::Read;
     let fail = |e: String| Failure::bad_input(format!("{what} {}: {e}", path.display()));
-    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let file = std::fs::File::open(path).map_err(|e| input_file_failure(what, path, e))?;
     let mut bytes = Vec::new();
     file.take(MAX_INPUT_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| input_file_failure(what, path, e))?;
     if bytes.len() as u64 > MAX_INPUT_FILE_BYTES {
         return Err(fail(format!(
             "larger than the limit of {} MiB",
@@ -208,27 +251,6 @@ pub fn parse_size(text: &str) -> Result<[u32; 3], Failure> {
     }
     if parts.len() == 1 {
         out[1] = out[0];
-    }
-    Ok(out)
-}
-
-/// Parses a comma-separated list of 1 to 3 finite numbers ("X,Y[,Z]").
-pub fn parse_axes(flag: &str, text: &str, default: f64) -> Result<[f64; 3], Failure> {
-    let parts: Vec<&str> = text.split(',').collect();
-    if parts.len() > 3 {
-        return Err(Failure::bad_input(format!(
-            "{flag}: at most 3 numbers (got '{text}')"
-        )));
-    }
-    let mut out = [default; 3];
-    for (i, p) in parts.iter().enumerate() {
-        let v: f64 = p.trim().parse().map_err(|_| {
-            Failure::bad_input(format!("{flag}: '{p}' is not a number (in '{text}')"))
-        })?;
-        if !v.is_finite() {
-            return Err(Failure::bad_input(format!("{flag}: '{p}' is not finite")));
-        }
-        out[i] = v;
     }
     Ok(out)
 }

@@ -46,7 +46,7 @@ pub fn run(args: ParityArgs) -> Result<i32, Failure> {
     let ctx = GpuContext::new()?;
     let results = run_parity(&ctx, &plan, &view)?;
     println!(
-        "parity of {} at {}x{}x{}, GPU: {}, tolerance {PARITY_TOLERANCE:e}",
+        "parity of {} at {}x{}x{}, GPU: {}, tolerance {PARITY_TOLERANCE:e} (a warp's: more, as its row says)",
         source.stem(),
         view.size[0],
         view.size[1],
@@ -54,8 +54,8 @@ pub fn run(args: ParityArgs) -> Result<i32, Failure> {
         ctx.describe()
     );
     println!(
-        "{:<20} {:<14} {:>12} {:>16} {:>8}",
-        "stage", "family", "max abs err", "px over tol", "verdict"
+        "{:<20} {:<14} {:>12} {:>10} {:>16} {:>8}",
+        "stage", "family", "max abs err", "tolerance", "px over tol", "verdict"
     );
     let mut failed = 0;
     for r in &results {
@@ -64,10 +64,11 @@ pub fn run(args: ParityArgs) -> Result<i32, Failure> {
             failed += 1;
         }
         println!(
-            "{:<20} {:<14} {:>12.3e} {:>16} {:>8}",
+            "{:<20} {:<14} {:>12.3e} {:>10.1e} {:>16} {:>8}",
             r.node,
             r.family,
             r.max_abs,
+            r.tolerance,
             format!("{}/{}", r.over, r.total),
             verdict
         );

@@ -79,14 +79,7 @@ impl Canvas {
 
     /// Draws slice 0 of `field` as grey levels, `range` mapped to black..white.
     /// Draws `field` at (x, y): `range` mapped to black..white, or through `ramp`.
-    pub fn field(
-        &mut self,
-        x: i64,
-        y: i64,
-        field: &Field,
-        range: (f32, f32),
-        ramp: Option<&Ramp>,
-    ) {
+    pub fn field(&mut self, x: i64, y: i64, field: &Field, range: (f32, f32), ramp: Option<&Ramp>) {
         for py in 0..field.height {
             for px in 0..field.width {
                 let v = field.get(px, py, 0);

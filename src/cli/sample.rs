@@ -67,6 +67,9 @@ pub fn run(args: SampleArgs) -> Result<(), Failure> {
     let (limit, why) = point_limit(dims, args.gradient);
     let positions = read_npy_points(&args.points, dims, limit).map_err(|e| match e {
         noisegraph::Error::Limit(m) => Failure::bad_input(format!("{m} ({why})")),
+        noisegraph::Error::Io { path, source } => {
+            super::input_file_failure("--points", std::path::Path::new(&path), source)
+        }
         e => e.into(),
     })?;
     let n = check_positions(&positions, dims)

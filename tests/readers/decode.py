@@ -19,8 +19,9 @@ def decode(path):
     if path.endswith(".exr"):
         import OpenEXR
 
+        # Read inside the with: the header's values go with the closed file.
         with OpenEXR.File(path, header_only=True) as f:
-            header = f.header()
+            compression = str(f.header().get("compression"))
         with OpenEXR.File(path, separate_channels=True) as f:
             channels = f.channels()
             names = list(channels.keys())
@@ -31,7 +32,7 @@ def decode(path):
             "reader": "OpenEXR",
             "channels": names,
             "dtype": kinds,
-            "compression": str(header.get("compression")),
+            "compression": compression,
         }
     from PIL import Image
 

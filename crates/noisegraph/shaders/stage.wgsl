@@ -38,20 +38,6 @@ struct StageParams {
     octaves: array<Octave, 32>,
 }
 
-const FRACTAL_RIDGED: u32 = 1u;
-const FRACTAL_BILLOW: u32 = 2u;
-
-fn fractal_remap(n: f32, kind: u32) -> f32 {
-    if (kind == FRACTAL_RIDGED) {
-        let r = 1.0 - abs(n);
-        return r * r;
-    }
-    if (kind == FRACTAL_BILLOW) {
-        return 2.0 * abs(n) - 1.0;
-    }
-    return n;
-}
-
 @compute @workgroup_size(WORKGROUP_X, WORKGROUP_Y, 1)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     // Invocations past the view's edge leave at once (EARLY_EXIT), or, in specialized
@@ -99,20 +85,6 @@ struct Displaced {
     dx: vec4<f32>,
     dy: vec4<f32>,
     dz: vec4<f32>,
-}
-
-// d fractal_remap(n, kind) / dn. Ridged (1 - |n|)^2 and billow 2|n| - 1 have a kink at n = 0,
-// where sign(0) = 0 takes the slope as 0 (the mean of the two one-sided slopes); the same
-// convention as `abs` in combine.wgsl.
-fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
-    let sign_n = select(select(0.0, 1.0, n > 0.0), -1.0, n < 0.0);
-    if (kind == FRACTAL_RIDGED) {
-        return -2.0 * (1.0 - abs(n)) * sign_n;
-    }
-    if (kind == FRACTAL_BILLOW) {
-        return 2.0 * sign_n;
-    }
-    return 1.0;
 }
 
 // One octave's contribution to (value, d/dx, d/dy, d/dz): the value exactly as octave_term

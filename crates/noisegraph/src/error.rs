@@ -262,19 +262,5 @@ fn usage_names(usage: wgpu::TextureUsages) -> String {
     }
 }
 
-impl Error {
-    /// The exit code the command-line tool uses: 2 for bad input, 1 for everything else.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::Graph(_)
-            | Error::InvalidRequest(_)
-            | Error::Limit(_)
-            | Error::WrongTarget { .. }
-            | Error::DeviceLimits { .. } => 2,
-            _ => 1,
-        }
-    }
-}
-
 /// The library's result type, with [`Error`] by default.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

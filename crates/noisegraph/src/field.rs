@@ -13,27 +13,34 @@ pub struct Field {
     pub data: Vec<f32>,
 }
 
-/// Fields of at least this many samples (4 MiB) ask the OS for huge pages.
-const HUGE_PAGE_SAMPLES: usize = 1 << 20;
+/// Fields of at least this many bytes ask the OS for huge pages.
+const HUGE_PAGE_BYTES: usize = 4 << 20;
 
-/// Room for `len` samples of a field that is about to be written in full: an empty `Vec`
-/// with that capacity, not zeroed (a freed block the allocator hands back is not cleared
+/// Room for `len` samples (`f32` values, or `[f32; 4]` in gradient form) of a field that is
+/// about to be written in full: an empty `Vec` with that capacity, not zeroed (a freed block the allocator hands back is not cleared
 /// again, and fresh pages are cleared by the OS on first write only). On Linux a large buffer
 /// is marked for transparent huge pages: a fresh 16 MiB field then costs 8 page faults instead
 /// of 4096, which were a fifth of a one-octave 2048x2048 bake on the CPU path. The advice is
 /// only a hint (ignored where huge pages are off). `None` when the allocation fails (so that
 /// the caller can report it, not abort).
-pub fn samples_capacity(len: usize) -> Option<Vec<f32>> {
+pub fn samples_capacity<T>(len: usize) -> Option<Vec<T>> {
     let mut data = Vec::new();
     data.try_reserve_exact(len).ok()?;
     #[cfg(target_os = "linux")]
-    if len >= HUGE_PAGE_SAMPLES {
+    advise_huge_pages(data.as_ptr() as usize, len * std::mem::size_of::<T>());
+    Some(data)
+}
+
+/// Asks Linux to back the whole 2 MiB pages of the fresh allocation of `bytes` at `start`
+/// with huge pages, when there are at least [`HUGE_PAGE_BYTES`].
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(start: usize, bytes: usize) {
+    if bytes >= HUGE_PAGE_BYTES {
         // The whole 2 MiB pages inside the buffer: a fresh allocation this large is its own
         // mapping, not yet touched (zeroed by the OS on first write).
         const HUGE: usize = 2 << 20;
-        let start = data.as_ptr() as usize;
         let first = start.next_multiple_of(HUGE);
-        let end = (start + len * 4) & !(HUGE - 1);
+        let end = (start + bytes) & !(HUGE - 1);
         if end > first {
             // SAFETY: the range lies inside `data`'s allocation; MADV_HUGEPAGE changes no
             // contents, only how the pages are backed.
@@ -42,7 +49,6 @@ pub fn samples_capacity(len: usize) -> Option<Vec<f32>> {
             }
         }
     }
-    Some(data)
 }
 
 impl Field {

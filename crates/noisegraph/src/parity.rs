@@ -5,9 +5,11 @@ use crate::engine::run_cpu_stages;
 use crate::error::Result;
 use crate::field::Field;
 use crate::gpu::{GpuContext, RunOptions};
-use crate::graph::{Plan, StageKind, View};
+use crate::graph::limits::{warp_weighted_cells, WARP_DIFFERENCE_PER_CELL};
+use crate::graph::{Displacement, Plan, Stage, StageKind, View};
 
-/// The numeric contract: GPU and CPU agree within this absolute difference.
+/// The numeric contract: GPU and CPU agree within this absolute difference (a warp within
+/// more, see [`stage_tolerance`]).
 pub const PARITY_TOLERANCE: f32 = 1e-4;
 
 /// How far the GPU is from the CPU reference on one stage.
@@ -19,6 +21,8 @@ pub struct StageParity {
     pub family: String,
     /// Largest absolute difference (infinite when a NaN appears on either side).
     pub max_abs: f32,
+    /// The stage's tolerance ([`stage_tolerance`]).
+    pub tolerance: f32,
     /// Pixels over the tolerance (NaN counts).
     pub over: usize,
     /// Pixels compared.
@@ -52,6 +56,35 @@ impl StageParity {
     }
 }
 
+/// The tolerance of `stage` over `view`: [`PARITY_TOLERANCE`], and for a warp that plus its
+/// source's weighted cells ([`warp_weighted_cells`], with the largest |displacement| of each
+/// axis: of the field `fields` holds for a materialized displacement, the family's range for
+/// an inline one) x [`WARP_DIFFERENCE_PER_CELL`].
+pub fn stage_tolerance(stage: &Stage, view: &View, fields: &[Field]) -> f32 {
+    let StageKind::Generate(g) = &stage.kind else {
+        return PARITY_TOLERANCE;
+    };
+    if g.displace.is_empty() {
+        return PARITY_TOLERANCE;
+    }
+    let mut largest = [0.0f64; 4];
+    for (a, d) in g.displace.iter().enumerate().take(4) {
+        largest[a] = match d {
+            Displacement::Field(i) => fields[*i]
+                .data
+                .iter()
+                .fold(0.0f32, |m, v| m.max(v.abs()))
+                .into(),
+            Displacement::Inline { chain, .. } => {
+                let (lo, hi) = chain.family.range(chain.dims(), &chain.source.params);
+                f64::from(lo.abs().max(hi.abs()))
+            }
+        };
+    }
+    let cells = warp_weighted_cells(&g.source, g.fractal.as_ref(), g.amplitude, largest, view);
+    PARITY_TOLERANCE + (cells * WARP_DIFFERENCE_PER_CELL) as f32
+}
+
 /// Compares one pair of fields.
 pub fn compare_fields(gpu: &Field, cpu: &Field, tolerance: f32) -> (f32, usize) {
     let mut max_abs = 0.0f32;
@@ -77,11 +110,17 @@ pub fn run_parity(ctx: &GpuContext, plan: &Plan, view: &View) -> Result<Vec<Stag
     let all: Vec<usize> = (0..plan.stages.len()).collect();
     let gpu = ctx.run_stages(plan, view, &options, &all)?;
     let cpu = run_cpu_stages(plan, view, &options, &all)?;
+    let tolerances: Vec<f32> = plan
+        .stages
+        .iter()
+        .map(|stage| stage_tolerance(stage, view, &cpu))
+        .collect();
     Ok(plan
         .stages
         .iter()
+        .zip(tolerances)
         .zip(gpu.into_iter().zip(cpu))
-        .map(|(stage, (g, c))| {
+        .map(|((stage, tolerance), (g, c))| {
             let (family, allowed) = match &stage.kind {
                 StageKind::Generate(s) => (
                     s.family.name().to_string(),
@@ -89,11 +128,12 @@ pub fn run_parity(ctx: &GpuContext, plan: &Plan, view: &View) -> Result<Vec<Stag
                 ),
                 StageKind::Combine { op, .. } => (op.name().to_string(), 0.0),
             };
-            let (max_abs, over) = compare_fields(&g, &c, PARITY_TOLERANCE);
+            let (max_abs, over) = compare_fields(&g, &c, tolerance);
             StageParity {
                 node: stage.node.clone(),
                 family,
                 max_abs,
+                tolerance,
                 over,
                 total: g.data.len(),
                 allowed_fraction: allowed,

@@ -88,6 +88,36 @@ impl Tile {
     }
 }
 
+/// The pieces of `view` (tiles of it, x fastest, then y, then z) each at most `max[a]`
+/// pixels along axis `a`: the view itself when it fits. Each axis is cut into equal shares
+/// (sizes differ by at most one), so a volume cut along z keeps at least two slices per piece
+/// whenever `max[2]` is at least 4, and each piece stays a volume.
+pub fn pieces_within(view: &View, max: [u32; 3]) -> Vec<View> {
+    let cuts: [Vec<(u32, u32)>; 3] = std::array::from_fn(|a| {
+        let side = view.size[a];
+        let count = side.div_ceil(max[a].max(1)).max(1);
+        (0..count)
+            .map(|i| {
+                let start = (u64::from(side) * u64::from(i) / u64::from(count)) as u32;
+                let end = (u64::from(side) * u64::from(i + 1) / u64::from(count)) as u32;
+                (start, end - start)
+            })
+            .collect()
+    });
+    if cuts.iter().all(|c| c.len() == 1) {
+        return vec![*view];
+    }
+    let mut pieces = Vec::new();
+    for &(z, d) in &cuts[2] {
+        for &(y, h) in &cuts[1] {
+            for &(x, w) in &cuts[0] {
+                pieces.push(view.tile([x, y, z], [w, h, d]));
+            }
+        }
+    }
+    pieces
+}
+
 /// Share `index` of `count` (0-based: `0/4` .. `3/4`), as Kubernetes indexed Jobs and
 /// `SLURM_ARRAY_TASK_ID` with `--array=0-(N-1)` number them. Unit `u` belongs to share
 /// `u % count`, so shares differ in size by at most one unit.
@@ -162,6 +192,28 @@ mod tests {
         assert!(Shard::parse("0/0").is_err());
         assert!(Shard::parse("2/2").is_err());
         assert_eq!(Shard::parse(" 1/ 3").unwrap(), Shard { index: 1, count: 3 });
+    }
+
+    #[test]
+    fn pieces_cover_the_view_once_within_the_limit() {
+        let whole = View::volume(5, 3, 1001).with_origin([2.0, 0.0, -7.0]);
+        let pieces = pieces_within(&whole, [4, 64, 256]);
+        assert_eq!(pieces.len(), 2 * 4);
+        let mut covered = vec![0u8; 5 * 3 * 1001];
+        for p in &pieces {
+            assert!(p.size[0] <= 4 && p.size[2] <= 256 && p.is_volume(), "{p:?}");
+            assert_eq!(p.full_size(), whole.size);
+            let [ox, oy, oz] = p.pixel_offset();
+            for z in oz..oz + p.size[2] {
+                for y in oy..oy + p.size[1] {
+                    for x in ox..ox + p.size[0] {
+                        covered[((z * 3 + y) * 5 + x) as usize] += 1;
+                    }
+                }
+            }
+        }
+        assert!(covered.iter().all(|&c| c == 1));
+        assert_eq!(pieces_within(&whole, [5, 3, 1001]), vec![whole]);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! built from the engine's own metadata, renders each change with the engine, and writes
 //! back the one graph file named on the command line.
 //!
-//! Routes: `GET /` (the page), `/page.js`, `/page.css`, `GET /api/meta` (node types and
-//! their fields, flow modes, the file, the backend), `GET /api/presets`, `GET /api/file`
+//! Routes: `GET /` (the page), `/page/NAME.js` (its ES modules, [`PAGE_MODULES`]),
+//! `/page.css`, `GET /api/meta` (the engine's node schema, flow modes, the file, the backend), `GET /api/presets`, `GET /api/file`
 //! (text and version), `GET /api/file/version` (polled by the page), `POST /api/render`
 //! (the preview: JSON statistics and f32 samples, see `render::pack`), `POST /api/png`
 //! (what `bake` writes for the same view), `POST /api/save`.
@@ -71,8 +71,33 @@ const STARTER_GRAPH: &str = r#"{
 "#;
 
 const PAGE_HTML: &str = include_str!("page/index.html");
-const PAGE_JS: &str = include_str!("page/page.js");
 const PAGE_CSS: &str = include_str!("page/page.css");
+
+/// The page's ES modules, served at `/page/NAME` as they are (no build step; the browser
+/// resolves their imports). `main.js` starts the page.
+const PAGE_MODULES: &[(&str, &str)] = &[
+    ("api.js", include_str!("page/api.js")),
+    ("controls.js", include_str!("page/controls.js")),
+    ("dom.js", include_str!("page/dom.js")),
+    ("errors.js", include_str!("page/errors.js")),
+    ("file.js", include_str!("page/file.js")),
+    ("flow.js", include_str!("page/flow.js")),
+    ("graph.js", include_str!("page/graph.js")),
+    ("main.js", include_str!("page/main.js")),
+    ("schema.js", include_str!("page/schema.js")),
+    ("state.js", include_str!("page/state.js")),
+    ("values.js", include_str!("page/values.js")),
+    ("view.js", include_str!("page/view.js")),
+];
+
+/// The module served at `path` (`/page/NAME.js`), if it is one.
+fn page_module(path: &str) -> Option<&'static str> {
+    let name = path.strip_prefix("/page/")?;
+    PAGE_MODULES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, source)| *source)
+}
 
 /// Which `Host` headers the server answers (DNS rebinding: a page from another site that
 /// re-points its own name at 127.0.0.1 sends its own name as the host, and is refused).
@@ -219,12 +244,18 @@ fn handle(state: &State, request: &Request) -> Response {
     if let Some(refused) = guard(state, request) {
         return refused;
     }
+    if let Some(module) = page_module(&request.path) {
+        return match request.method.as_str() {
+            "GET" => Response::bytes(200, "text/javascript; charset=utf-8", module.into()),
+            _ => Response::text(
+                405,
+                format!("{} {}: method not allowed", request.method, request.path),
+            ),
+        };
+    }
     match (request.method.as_str(), request.path.as_str()) {
         ("GET", "/") | ("GET", "/index.html") => {
             Response::bytes(200, "text/html; charset=utf-8", PAGE_HTML.into())
-        }
-        ("GET", "/page.js") => {
-            Response::bytes(200, "text/javascript; charset=utf-8", PAGE_JS.into())
         }
         ("GET", "/page.css") => Response::bytes(200, "text/css; charset=utf-8", PAGE_CSS.into()),
         ("GET", "/favicon.ico") => Response::bytes(204, "image/x-icon", Vec::new()),
@@ -237,7 +268,7 @@ fn handle(state: &State, request: &Request) -> Response {
         ("POST", "/api/render") => preview(state, request, false),
         ("POST", "/api/png") => preview(state, request, true),
         ("POST", "/api/save") => save(state, request),
-        (_, "/" | "/index.html" | "/page.js" | "/page.css" | "/api/meta" | "/api/presets")
+        (_, "/" | "/index.html" | "/page.css" | "/api/meta" | "/api/presets")
         | (_, "/api/file" | "/api/file/version" | "/api/render" | "/api/png" | "/api/save") => {
             Response::text(
                 405,

@@ -373,7 +373,11 @@ pub fn png(preview: &Preview, ramp: Option<&Ramp>) -> Result<Vec<u8>, String> {
         }
         None => {
             encoder.set_color(png::ColorType::Grayscale);
-            field.data.iter().map(|&v| gray8(v, preview.range)).collect()
+            field
+                .data
+                .iter()
+                .map(|&v| gray8(v, preview.range))
+                .collect()
         }
     };
     encoder
@@ -479,7 +483,9 @@ mod tests {
         let ramp = ramp_of(&req).unwrap();
         let preview = render(&Executor::Cpu, &req).unwrap();
         let bytes = png(&preview, ramp.as_ref()).unwrap();
-        let mut reader = ::png::Decoder::new(std::io::Cursor::new(bytes)).read_info().unwrap();
+        let mut reader = ::png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .unwrap();
         let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
         reader.next_frame(&mut pixels).unwrap();
         assert_eq!(reader.info().color_type, ::png::ColorType::Rgb);

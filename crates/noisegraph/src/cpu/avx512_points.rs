@@ -11,8 +11,8 @@ use std::arch::x86_64::*;
 use crate::cpu::avx512::{
     fade16, hash_finish16, lerp16, split_small16, store16, PERLIN_GRADIENTS_2D,
 };
-use crate::engine::stage::{FRACTAL_BILLOW, FRACTAL_RIDGED};
 use crate::twin::hash::{HASH_PRIME_X, HASH_PRIME_Y};
+use crate::twin::lib::ops::{FRACTAL_BILLOW, FRACTAL_RIDGED};
 
 /// One octave's numbers: `p = base * freq + shift` per axis, the seed hash, the amplitude.
 #[derive(Debug, Clone, Copy)]

@@ -44,126 +44,122 @@ impl std::str::FromStr for Backend {
 
 /// Largest field the CPU path materializes in one piece (4 GiB of f32); larger bakes are tiled.
 pub const MAX_CPU_SAMPLES: u64 = 1 << 30;
+/// The bytes of a field of [`MAX_CPU_SAMPLES`] values: the limit of a field in any form.
+const MAX_CPU_FIELD_BYTES: u64 = MAX_CPU_SAMPLES * std::mem::size_of::<f32>() as u64;
 
-/// Runs every stage of `plan` on the CPU and returns the fields of the stages in `which`.
-pub fn run_cpu_stages(
+/// A form the CPU path runs a plan's stages in: what a sample holds and how a generator or
+/// combine stage computes one. The stage loop around it ([`run_cpu_form`]) is one for every
+/// form: the view and size limits, the memory check, the octave passes, the allocation of
+/// each field and what is handed back.
+trait CpuForm {
+    /// One sample: the value, or `[value, d/dx, d/dy, d/dz]`.
+    type Sample: Clone;
+    /// The field the requested stages are handed back as.
+    type Field;
+    /// How messages name one field of this form.
+    const FIELD: &'static str;
+
+    /// Refuses a plan this form cannot run, before any work.
+    fn check(plan: &Plan) -> Result<()>;
+
+    /// Runs generator stage `g` (of node `node`) in `passes` (the uniforms of each octave
+    /// pass, from the stage's `base` uniforms) over fields of `len` samples; `fields` holds
+    /// the stages before it.
+    #[allow(clippy::too_many_arguments)]
+    fn generate(
+        plan: &Plan,
+        node: &str,
+        g: &GenerateStage,
+        base: &StageUniform,
+        view: &View,
+        fields: &[Vec<Self::Sample>],
+        passes: &[StageUniform],
+        len: usize,
+    ) -> Result<Vec<Self::Sample>>;
+
+    /// Runs a combine stage over `inputs`.
+    fn combine(
+        u: &CombineUniform,
+        inputs: &[&[Self::Sample]],
+        len: usize,
+    ) -> Result<Vec<Self::Sample>>;
+
+    /// Wraps a stage's samples as a field of `size`.
+    fn field(size: [u32; 3], data: Vec<Self::Sample>) -> Self::Field;
+}
+
+/// The value form: one `f32` per sample ([`Field`]).
+struct ValueForm;
+
+/// The gradient form: `[value, d/dx, d/dy, d/dz]` per sample ([`GradientField`]).
+struct GradientForm;
+
+/// Runs every stage of `plan` on the CPU in form `F` and returns the fields of the stages in
+/// `which`.
+fn run_cpu_form<F: CpuForm>(
     plan: &Plan,
     view: &View,
     options: &RunOptions,
     which: &[usize],
-) -> Result<Vec<Field>> {
+) -> Result<Vec<F::Field>> {
     plan.check_view(view)?;
-    if view.pixel_count() > MAX_CPU_SAMPLES {
+    F::check(plan)?;
+    let [w, h, d] = view.size;
+    let sample_bytes = std::mem::size_of::<F::Sample>() as u64;
+    let max = MAX_CPU_FIELD_BYTES / sample_bytes;
+    if view.pixel_count() > max {
         return Err(Error::Limit(format!(
-            "size: {}x{}x{} = {} samples exceeds the CPU path's limit of {MAX_CPU_SAMPLES} samples per field",
-            view.size[0],
-            view.size[1],
-            view.size[2],
-            view.pixel_count()
+            "size: {w}x{h}x{d} = {} samples exceeds the CPU path's limit of {max} samples per {}",
+            view.pixel_count(),
+            F::FIELD
         )));
     }
     let len = view.pixel_count() as usize;
     // Every stage's field is held to the end, plus the partial sums of split octaves.
-    let bytes = (plan.stages.len() as u64 + 1) * view.pixel_count() * 4;
+    let bytes = (plan.stages.len() as u64 + 1) * view.pixel_count() * sample_bytes;
     crate::memory::check_available(
         &format!(
-            "the CPU path's {} field(s) of {}x{}x{}",
+            "the CPU path's {} {}(s) of {w}x{h}x{d}",
             plan.stages.len(),
-            view.size[0],
-            view.size[1],
-            view.size[2]
+            F::FIELD
         ),
         bytes,
     )?;
-    let mut fields: Vec<Vec<f32>> = Vec::with_capacity(plan.stages.len());
+    let mut fields: Vec<Vec<F::Sample>> = Vec::with_capacity(plan.stages.len());
     for stage in &plan.stages {
         let out = match &stage.kind {
             StageKind::Generate(g) => {
                 let base = g.uniforms(plan.seed, view);
-                let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
-                let sampler = g
-                    .family
-                    .cpu_sampler(g.dims(), &g.source.params, base.family, aux);
-                let rows = g
-                    .family
-                    .cpu_row_sampler(g.dims(), &g.source.params, base.family);
-                let points = g
-                    .family
-                    .cpu_points_sampler(g.dims(), &g.source.params, base.family);
-                let inline: Vec<(StageUniform, Sampler, Option<RowSampler>)> = g
-                    .displace_inline()
-                    .map(|(_, _, chain)| {
-                        let u = chain.uniforms(plan.seed, view);
-                        let sample = chain.family.cpu_sampler(
-                            chain.dims(),
-                            &chain.source.params,
-                            u.family,
-                            Arc::from(Vec::new()),
-                        );
-                        let rows = chain.family.cpu_row_sampler(
-                            chain.dims(),
-                            &chain.source.params,
-                            u.family,
-                        );
-                        (u, sample, rows)
-                    })
-                    .collect();
-                let mut inline_iter = inline.iter();
-                let displace: Vec<DisplaceInput> = g
-                    .displace
-                    .iter()
-                    .map(|d| match d {
-                        Displacement::Field(i) => DisplaceInput::Field(fields[*i].as_slice()),
-                        Displacement::Inline { .. } => {
-                            let (uniform, sample, rows) =
-                                inline_iter.next().expect("one per chain");
-                            DisplaceInput::Inline {
-                                uniform,
-                                sample,
-                                rows: rows.as_ref(),
-                            }
-                        }
-                    })
-                    .collect();
-                let passes =
+                let ranges =
                     octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
-                // Each pass writes a fresh field from the partial sum of the one before.
-                let mut partial: Option<Vec<f32>> = None;
-                for (i, &(first, count)) in passes.iter().enumerate() {
-                    let mut u = base;
-                    u.size[3] = count;
-                    u.mode[1] = first;
-                    u.mode[2] = u32::from(i == passes.len() - 1);
-                    let sum = written_field(len, |out| {
-                        crate::engine::stage::run_generate(
-                            &u,
-                            &sampler,
-                            rows.as_ref(),
-                            points.as_ref(),
-                            &displace,
-                            partial.as_deref(),
-                            out,
-                        )
-                    })?;
-                    partial = Some(sum);
-                }
-                partial.expect("a stage has at least one octave pass")
+                let passes: Vec<StageUniform> = ranges
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(first, count))| {
+                        let mut u = base;
+                        u.size[3] = count;
+                        u.mode[1] = first;
+                        u.mode[2] = u32::from(i + 1 == ranges.len());
+                        u
+                    })
+                    .collect();
+                F::generate(plan, &stage.node, g, &base, view, &fields, &passes, len)?
             }
             StageKind::Combine { op, inputs } => {
                 let (code, constants) = op.code_and_constants();
                 let u = CombineUniform {
-                    size: [view.size[0], view.size[1], view.size[2], 0],
+                    size: [w, h, d, 0],
                     op: [code, 0, 0, 0],
                     constants,
                 };
-                let ins: Vec<&[f32]> = inputs.iter().map(|&i| fields[i].as_slice()).collect();
-                written_field(len, |out| crate::engine::stage::run_combine(&u, &ins, out))?
+                let ins: Vec<&[F::Sample]> = inputs.iter().map(|&i| fields[i].as_slice()).collect();
+                F::combine(&u, &ins, len)?
             }
         };
         fields.push(out);
     }
     Ok(take_requested(&mut fields, which)
-        .map(|data| Field::new(view.size[0], view.size[1], view.size[2], data))
+        .map(|data| F::field(view.size, data))
         .collect())
 }
 
@@ -182,20 +178,196 @@ fn take_requested<'a, T: Clone>(
     })
 }
 
-/// A field of `len` samples, each written by `write` (`run_generate` or `run_combine`, which
-/// write every sample of the memory they are given and read none of it), without clearing the
-/// memory first (see [`crate::field::samples_capacity`]); an error when the allocation fails.
-fn written_field(len: usize, write: impl FnOnce(&mut [MaybeUninit<f32>])) -> Result<Vec<f32>> {
+/// A field of `len` samples, each written by `write` (a stage runner, which writes every
+/// sample of the memory it is given and reads none of it), without clearing the memory first
+/// (see [`crate::field::samples_capacity`]); an error when the allocation fails.
+fn written_field<T>(len: usize, write: impl FnOnce(&mut [MaybeUninit<T>])) -> Result<Vec<T>> {
     let mut data = crate::field::samples_capacity(len).ok_or_else(|| {
         Error::Limit(format!(
             "size: could not allocate a field of {len} samples on the CPU path"
         ))
     })?;
     write(&mut data.spare_capacity_mut()[..len]);
-    // SAFETY: the capacity is at least `len`, and `write` (one of the two stage runners, both
-    // of which write every element they are given) has initialized the first `len` samples.
+    // SAFETY: the capacity is at least `len`, and `write` (a stage runner, each of which
+    // writes every element it is given) has initialized the first `len` samples.
     unsafe { data.set_len(len) };
     Ok(data)
+}
+
+/// A generator stage's octave passes, in order: each writes a fresh field from the partial
+/// sum of the one before (`pass(uniforms, partial sum, out)`); the last one's is the stage's.
+fn run_passes<T>(
+    len: usize,
+    passes: &[StageUniform],
+    mut pass: impl FnMut(&StageUniform, Option<&[T]>, &mut [MaybeUninit<T>]),
+) -> Result<Vec<T>> {
+    let mut partial: Option<Vec<T>> = None;
+    for u in passes {
+        let sum = written_field(len, |out| pass(u, partial.as_deref(), out))?;
+        partial = Some(sum);
+    }
+    Ok(partial.expect("a stage has at least one octave pass"))
+}
+
+/// `out` set to zero, for the gradient stage runners, which take initialized memory (and
+/// overwrite every sample of it); in parallel, as the runners' own first touch of fresh
+/// pages would be.
+fn zeroed(out: &mut [MaybeUninit<[f32; 4]>]) -> &mut [[f32; 4]] {
+    use rayon::prelude::*;
+    out.par_chunks_mut(1 << 14).for_each(|chunk| {
+        for sample in chunk {
+            sample.write([0.0; 4]);
+        }
+    });
+    // SAFETY: every element was written just above, and `MaybeUninit<T>` has `T`'s layout.
+    unsafe { &mut *(out as *mut [MaybeUninit<[f32; 4]>] as *mut [[f32; 4]]) }
+}
+
+impl CpuForm for ValueForm {
+    type Sample = f32;
+    type Field = Field;
+    const FIELD: &'static str = "field";
+
+    fn check(_: &Plan) -> Result<()> {
+        Ok(())
+    }
+
+    fn generate(
+        plan: &Plan,
+        _node: &str,
+        g: &GenerateStage,
+        base: &StageUniform,
+        view: &View,
+        fields: &[Vec<f32>],
+        passes: &[StageUniform],
+        len: usize,
+    ) -> Result<Vec<f32>> {
+        let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
+        let (dims, params) = (g.dims(), &g.source.params);
+        let sampler = g.family.cpu_sampler(dims, params, base.family, aux);
+        let rows = g.family.cpu_row_sampler(dims, params, base.family);
+        let points = g.family.cpu_points_sampler(dims, params, base.family);
+        let inline: Vec<(StageUniform, Sampler, Option<RowSampler>)> = g
+            .displace_inline()
+            .map(|(_, _, chain)| {
+                let u = chain.uniforms(plan.seed, view);
+                let (dims, params) = (chain.dims(), &chain.source.params);
+                let sample =
+                    chain
+                        .family
+                        .cpu_sampler(dims, params, u.family, Arc::from(Vec::new()));
+                let rows = chain.family.cpu_row_sampler(dims, params, u.family);
+                (u, sample, rows)
+            })
+            .collect();
+        let mut inline_iter = inline.iter();
+        let displace: Vec<DisplaceInput> = g
+            .displace
+            .iter()
+            .map(|d| match d {
+                Displacement::Field(i) => DisplaceInput::Field(fields[*i].as_slice()),
+                Displacement::Inline { .. } => {
+                    let (uniform, sample, rows) = inline_iter.next().expect("one per chain");
+                    DisplaceInput::Inline {
+                        uniform,
+                        sample,
+                        rows: rows.as_ref(),
+                    }
+                }
+            })
+            .collect();
+        run_passes(len, passes, |u, partial, out| {
+            crate::engine::stage::run_generate(
+                u,
+                &sampler,
+                rows.as_ref(),
+                points.as_ref(),
+                &displace,
+                partial,
+                out,
+            )
+        })
+    }
+
+    fn combine(u: &CombineUniform, inputs: &[&[f32]], len: usize) -> Result<Vec<f32>> {
+        written_field(len, |out| crate::engine::stage::run_combine(u, inputs, out))
+    }
+
+    fn field([w, h, d]: [u32; 3], data: Vec<f32>) -> Field {
+        Field::new(w, h, d, data)
+    }
+}
+
+impl CpuForm for GradientForm {
+    type Sample = [f32; 4];
+    type Field = GradientField;
+    const FIELD: &'static str = "gradient field";
+
+    fn check(plan: &Plan) -> Result<()> {
+        match plan_gradient_refusal(plan) {
+            Some(why) => Err(Error::InvalidRequest(why)),
+            None => Ok(()),
+        }
+    }
+
+    fn generate(
+        plan: &Plan,
+        node: &str,
+        g: &GenerateStage,
+        base: &StageUniform,
+        view: &View,
+        fields: &[Vec<[f32; 4]>],
+        passes: &[StageUniform],
+        len: usize,
+    ) -> Result<Vec<[f32; 4]>> {
+        let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
+        let (rows, points) = grad_samplers(node, g, base, aux)?;
+        let mut inline = Vec::new();
+        for (_, node, chain) in g.displace_inline() {
+            let u = chain.uniforms(plan.seed, view);
+            let (rows, _) = grad_samplers(node, chain, &u, Arc::from(Vec::new()))?;
+            inline.push((u, rows));
+        }
+        let mut inline_iter = inline.iter();
+        let displace: Vec<DisplaceGradInput> = g
+            .displace
+            .iter()
+            .map(|d| match d {
+                Displacement::Field(i) => DisplaceGradInput::Field(fields[*i].as_slice()),
+                Displacement::Inline { .. } => {
+                    let (uniform, rows) = inline_iter.next().expect("one per chain");
+                    DisplaceGradInput::Inline { uniform, rows }
+                }
+            })
+            .collect();
+        run_passes(len, passes, |u, partial, out| {
+            let samplers = GradSamplers {
+                rows: &rows,
+                points: &points,
+            };
+            crate::engine::stage::run_generate_grad(u, samplers, &displace, partial, zeroed(out))
+        })
+    }
+
+    fn combine(u: &CombineUniform, inputs: &[&[[f32; 4]]], len: usize) -> Result<Vec<[f32; 4]>> {
+        written_field(len, |out| {
+            crate::engine::stage::run_combine_grad(u, inputs, zeroed(out))
+        })
+    }
+
+    fn field([w, h, d]: [u32; 3], data: Vec<[f32; 4]>) -> GradientField {
+        GradientField::new(w, h, d, data)
+    }
+}
+
+/// Runs every stage of `plan` on the CPU and returns the fields of the stages in `which`.
+pub fn run_cpu_stages(
+    plan: &Plan,
+    view: &View,
+    options: &RunOptions,
+    which: &[usize],
+) -> Result<Vec<Field>> {
+    run_cpu_form::<ValueForm>(plan, view, options, which)
 }
 
 /// Runs `plan` on the CPU and returns its target field.
@@ -246,88 +418,7 @@ pub fn run_cpu_gradient_stages(
     options: &RunOptions,
     which: &[usize],
 ) -> Result<Vec<GradientField>> {
-    plan.check_view(view)?;
-    if let Some(why) = plan_gradient_refusal(plan) {
-        return Err(Error::InvalidRequest(why));
-    }
-    // The same bytes as a value field at MAX_CPU_SAMPLES.
-    let max = MAX_CPU_SAMPLES / 4;
-    if view.pixel_count() > max {
-        return Err(Error::Limit(format!(
-            "size: {}x{}x{} = {} samples exceeds the CPU path's limit of {max} samples per gradient field",
-            view.size[0],
-            view.size[1],
-            view.size[2],
-            view.pixel_count()
-        )));
-    }
-    let len = view.pixel_count() as usize;
-    let mut fields: Vec<Vec<[f32; 4]>> = Vec::with_capacity(plan.stages.len());
-    for stage in &plan.stages {
-        let mut out = vec![[0f32; 4]; len];
-        match &stage.kind {
-            StageKind::Generate(g) => {
-                let base = g.uniforms(plan.seed, view);
-                let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
-                let (rows, points) = grad_samplers(&stage.node, g, &base, aux)?;
-                let mut inline = Vec::new();
-                for (_, node, chain) in g.displace_inline() {
-                    let u = chain.uniforms(plan.seed, view);
-                    let (rows, _) = grad_samplers(node, chain, &u, Arc::from(Vec::new()))?;
-                    inline.push((u, rows));
-                }
-                let mut inline_iter = inline.iter();
-                let displace: Vec<DisplaceGradInput> = g
-                    .displace
-                    .iter()
-                    .map(|d| match d {
-                        Displacement::Field(i) => DisplaceGradInput::Field(fields[*i].as_slice()),
-                        Displacement::Inline { .. } => {
-                            let (uniform, rows) = inline_iter.next().expect("one per chain");
-                            DisplaceGradInput::Inline { uniform, rows }
-                        }
-                    })
-                    .collect();
-                let passes =
-                    octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
-                let mut partial: Option<Vec<[f32; 4]>> = None;
-                for (i, &(first, count)) in passes.iter().enumerate() {
-                    let mut u = base;
-                    u.size[3] = count;
-                    u.mode[1] = first;
-                    u.mode[2] = u32::from(i == passes.len() - 1);
-                    let samplers = GradSamplers {
-                        rows: &rows,
-                        points: &points,
-                    };
-                    crate::engine::stage::run_generate_grad(
-                        &u,
-                        samplers,
-                        &displace,
-                        partial.as_deref(),
-                        &mut out,
-                    );
-                    if i + 1 < passes.len() {
-                        partial = Some(out.clone());
-                    }
-                }
-            }
-            StageKind::Combine { op, inputs } => {
-                let (code, constants) = op.code_and_constants();
-                let u = CombineUniform {
-                    size: [view.size[0], view.size[1], view.size[2], 0],
-                    op: [code, 0, 0, 0],
-                    constants,
-                };
-                let ins: Vec<&[[f32; 4]]> = inputs.iter().map(|&i| fields[i].as_slice()).collect();
-                crate::engine::stage::run_combine_grad(&u, &ins, &mut out);
-            }
-        }
-        fields.push(out);
-    }
-    Ok(take_requested(&mut fields, which)
-        .map(|data| GradientField::new(view.size[0], view.size[1], view.size[2], data))
-        .collect())
+    run_cpu_form::<GradientForm>(plan, view, options, which)
 }
 
 /// Runs `plan` on the CPU in gradient form and returns its target's gradient field.
@@ -510,9 +601,10 @@ impl Executor {
 
     /// Runs the curl of `plan`'s target over `view` (see [`crate::curl`]): for an image, the
     /// 2D curl `(d/dy, -d/dx)` (2 components); for a volume, the curl of the vector potential
-    /// made of three copies of the plan with decorrelated seeds (3 components).
+    /// made of three copies of the plan with decorrelated seeds (3 components). A tile of a
+    /// volume is a volume, however few slices it has (its numbers are the volume's).
     pub fn run_curl(&self, plan: &Plan, view: &View, options: &RunOptions) -> Result<VectorField> {
-        if !view.is_volume() {
+        if view.full_size()[2] <= 1 {
             return Ok(crate::curl::curl_2d(
                 &self.run_gradient(plan, view, options)?,
             ));

@@ -7,31 +7,15 @@ use std::mem::MaybeUninit;
 use rayon::prelude::*;
 
 use crate::graph::{CombineUniform, OctaveUniform, StageUniform};
-use crate::twin::combine::{combine_grad_op, combine_op};
+use crate::twin::combine::combine_grad_op;
+use crate::twin::lib::ops::combine_op;
 use crate::twin::sample::{
     GradPointsSampler, GradRowSampler, GradSamples, NoiseGrad, PointsSampler, RowSampler,
     SamplePoint, SamplePoints, SampleRow, Sampler,
 };
 
-/// Fractal kind: fBm (octaves summed unchanged).
-pub const FRACTAL_FBM: u32 = 0;
-/// Fractal kind: ridged, (1 - |n|)^2 per octave.
-pub const FRACTAL_RIDGED: u32 = 1;
-/// Fractal kind: billow, 2|n| - 1 per octave.
-pub const FRACTAL_BILLOW: u32 = 2;
-
-/// Per-octave remap: identity (fBm), (1 - |n|)^2 (ridged), 2|n| - 1 (billow).
-#[inline(always)]
-pub fn fractal_remap(n: f32, kind: u32) -> f32 {
-    if kind == FRACTAL_RIDGED {
-        let r = 1.0 - n.abs();
-        return r * r;
-    }
-    if kind == FRACTAL_BILLOW {
-        return 2.0 * n.abs() - 1.0;
-    }
-    n
-}
+use crate::twin::lib::ops::{self, fractal_remap_slope};
+use crate::twin::lib::ops::{fractal_remap, FRACTAL_BILLOW, FRACTAL_FBM, FRACTAL_RIDGED};
 
 /// What an octave's samples are added to: the row's running sum, zero (the first octave of a
 /// stage), or the partial sum of earlier passes (the first octave of a later pass).
@@ -470,20 +454,6 @@ pub fn run_combine(u: &CombineUniform, inputs: &[&[f32]], out: &mut [MaybeUninit
 // it (the same positions, samples bit for bit the plain sampler's, the same sums), so a
 // gradient bake's value channel is the value bake's, bit for bit.
 
-/// CPU twin of `fractal_remap_slope` in shaders/stage.wgsl: d fractal_remap(n) / dn, with
-/// sign(0) = 0 on the kink of ridged and billow at n = 0 (the slope there is taken as 0).
-#[inline(always)]
-pub fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
-    let sign_n = crate::twin::combine::sign(n);
-    if kind == FRACTAL_RIDGED {
-        return -2.0 * (1.0 - n.abs()) * sign_n;
-    }
-    if kind == FRACTAL_BILLOW {
-        return 2.0 * sign_n;
-    }
-    1.0
-}
-
 /// CPU twin of `Displaced` in shaders/stage.wgsl: a warp's displacement at a pixel per axis of
 /// the source (0 past the warped axes), and the derivatives of those four numbers along x, y
 /// and z.
@@ -499,28 +469,13 @@ pub struct Displaced {
     pub dz: [f32; 4],
 }
 
-/// CPU twin of the generated `octave_gradient`: d n / d p from the family's d n / d local
-/// `nd` (the octave's frequency on the view axes, plus the warp's Jacobian when `w` is given).
+/// CPU twin of the generated `octave_gradient`: d n / d p (x, y, z) from the family's d n / d
+/// local `nd` ([`ops::octave_gradient`] with the octave's frequency on the view axes, and the
+/// warp's Jacobian when `w` is given).
 #[inline(always)]
 pub fn octave_gradient(nd: [f32; 4], o: &OctaveUniform, w: Option<&Displaced>) -> [f32; 3] {
-    let direct = [nd[0] * o.freq[0], nd[1] * o.freq[1], nd[2] * o.freq[2]];
-    match w {
-        None => direct,
-        Some(w) => {
-            let s = [
-                nd[0] * o.warp[0],
-                nd[1] * o.warp[1],
-                nd[2] * o.warp[2],
-                nd[3] * o.warp[3],
-            ];
-            let dot = |j: &[f32; 4]| s[0] * j[0] + s[1] * j[1] + s[2] * j[2] + s[3] * j[3];
-            [
-                direct[0] + dot(&w.dx),
-                direct[1] + dot(&w.dy),
-                direct[2] + dot(&w.dz),
-            ]
-        }
-    }
+    let jacobian = w.map(|w| [w.dx, w.dy, w.dz]);
+    ops::octave_gradient(nd, o.freq, o.warp, jacobian.as_ref())
 }
 
 /// CPU twin of `octave_term_grad` in shaders/stage.wgsl, from the octave's sample `n`: its

@@ -24,19 +24,6 @@ pub use crate::twin::sample::{
     RowSampler, SamplePoint, SamplePoints, SampleRow, Sampler,
 };
 
-/// Parameters every family node accepts, besides its own (see [`Family::params`]).
-pub const COMMON_FAMILY_FIELDS: &[&str] = &[
-    "id",
-    "type",
-    "frequency",
-    "seed_offset",
-    "offset",
-    "dims",
-    "z",
-    "w",
-    "period",
-];
-
 /// The kind and bounds of a family-specific parameter.
 #[derive(Debug, Clone, Copy)]
 pub enum ParamKind {

@@ -26,7 +26,7 @@ pub fn shader_paths() -> impl Iterator<Item = &'static str> {
 
 /// Every `shaders/lib/` file, in path order: the library every assembled module starts with.
 pub(crate) fn library() -> String {
-    let mut s = String::new();
+    let mut s = crate::twin::lib::ops::wgsl_constants();
     for (path, source) in SHADER_FILES {
         if path.starts_with("lib/") {
             s.push_str(&format!("// ---- {path}\n{source}\n"));
@@ -576,7 +576,9 @@ pub fn combine_source_in(form: FieldForm, volume: bool, inputs: u32) -> String {
         FieldForm::Value => (".x", "combine_op"),
         FieldForm::Gradient => ("", "combine_grad_op"),
     };
-    let mut s = common_prelude(volume, "CombineParams", form);
+    // The library holds the operations themselves (lib/ops.wgsl) and the op codes.
+    let mut s = library();
+    s.push_str(&common_prelude(volume, "CombineParams", form));
     let mut cases = String::new();
     for i in 0..inputs {
         s.push_str(&format!(

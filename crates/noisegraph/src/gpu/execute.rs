@@ -1,6 +1,7 @@
 //! Dispatching a plan: one texture per stage, one or more compute passes per stage (octaves
 //! split across passes accumulate through a second texture), then readback.
 
+use super::assemble::WORKGROUP;
 use super::pipeline::form_format;
 use super::readback::{read_texels, read_texture};
 use super::requirements::DeviceRequirements;
@@ -10,6 +11,7 @@ use super::GpuContext;
 use crate::error::{Error, Result};
 use crate::field::{Field, FieldForm, GradientField};
 use crate::graph::{Plan, View};
+use crate::tiling::pieces_within;
 
 /// How a plan is run.
 #[derive(Debug, Clone, Copy)]
@@ -154,6 +156,17 @@ impl RunScopes {
     }
 }
 
+impl Drop for RunScopes {
+    /// Pops the scopes still pushed (those of a run that failed between `push` and `pop`),
+    /// innermost first: wgpu panics when scopes are popped in the order they were pushed,
+    /// which is the order a `Vec` drops them in.
+    fn drop(&mut self) {
+        while let Some(scope) = self.0.pop() {
+            drop(scope);
+        }
+    }
+}
+
 impl GpuContext {
     /// Checks that a view is valid and fits this device's texture limits; the error
     /// ([`Error::DeviceLimits`]) names the limit.
@@ -270,7 +283,8 @@ impl GpuContext {
         Ok(output)
     }
 
-    /// Runs a plan and reads back the stages named by `which` (plan indices).
+    /// Runs a plan and reads back the stages named by `which` (plan indices). A view beyond
+    /// this device's texture limits runs in pieces that fit, stitched bit for bit.
     pub fn run_stages(
         &self,
         plan: &Plan,
@@ -278,22 +292,90 @@ impl GpuContext {
         options: &RunOptions,
         which: &[usize],
     ) -> Result<Vec<Field>> {
-        let output = self.submit_plan(plan, view, options, FieldForm::Value)?;
-        let fields = which
-            .iter()
-            .map(|&i| {
-                let data = read_texture(self, &TargetView::new(&output.textures[i]), view.size)?;
-                Ok(Field::new(view.size[0], view.size[1], view.size[2], data))
-            })
-            .collect::<Result<Vec<Field>>>()?;
-        // The readbacks waited for the device, so the next run may reuse the textures.
-        self.pool().give_textures(output.textures);
-        Ok(fields)
+        let fields = self.run_in_pieces(view, |piece| {
+            let output = self.submit_plan(plan, piece, options, FieldForm::Value)?;
+            let fields = which
+                .iter()
+                .map(|&i| read_texture(self, &TargetView::new(&output.textures[i]), piece.size))
+                .collect::<Result<Vec<Vec<f32>>>>()?;
+            // The readbacks waited for the device, so the next run may reuse the textures.
+            self.pool().give_textures(output.textures);
+            Ok(fields)
+        })?;
+        let [w, h, d] = view.size;
+        Ok(fields
+            .into_iter()
+            .map(|data| Field::new(w, h, d, data))
+            .collect())
+    }
+
+    /// The most pixels along each axis one run takes on this device: the texture limit
+    /// (`max_texture_dimension_2d` for an image, `_3d` for a volume) and the dispatch limit
+    /// (`max_compute_workgroups_per_dimension` workgroups).
+    fn piece_limit(&self, view: &View) -> [u32; 3] {
+        let limits = self.limits();
+        let groups = limits.max_compute_workgroups_per_dimension;
+        let texture = if view.is_volume() {
+            limits.max_texture_dimension_3d
+        } else {
+            limits.max_texture_dimension_2d
+        };
+        [
+            texture.min(groups.saturating_mul(WORKGROUP[0])),
+            texture.min(groups.saturating_mul(WORKGROUP[1])),
+            texture.min(groups),
+        ]
+    }
+
+    /// Runs `run` (which returns fields of the piece it is given, x fastest) on each piece
+    /// of `view` within this device's limits ([`pieces_within`]) and stitches the pieces
+    /// into fields of the whole view. A view that fits is one piece, run as it is; a volume
+    /// deeper or wider than the device's textures runs in slabs, which stitch bit for bit
+    /// like any tiles.
+    fn run_in_pieces<T: Copy + Default>(
+        &self,
+        view: &View,
+        mut run: impl FnMut(&View) -> Result<Vec<Vec<T>>>,
+    ) -> Result<Vec<Vec<T>>> {
+        let pieces = pieces_within(view, self.piece_limit(view));
+        if pieces.len() == 1 {
+            return run(view);
+        }
+        let [w, h, d] = view.size.map(|s| s as usize);
+        let base = view.pixel_offset();
+        let mut whole: Vec<Vec<T>> = Vec::new();
+        for piece in &pieces {
+            let fields = run(piece)?;
+            if whole.is_empty() {
+                for _ in &fields {
+                    let mut data = Vec::new();
+                    data.try_reserve_exact(w * h * d).map_err(|_| {
+                        Error::Limit(format!(
+                            "size: no memory to hold a field of {w}x{h}x{d} samples"
+                        ))
+                    })?;
+                    data.resize(w * h * d, T::default());
+                    whole.push(data);
+                }
+            }
+            let [pw, ph, pd] = piece.size.map(|s| s as usize);
+            let offset = piece.pixel_offset();
+            let [ox, oy, oz]: [usize; 3] = std::array::from_fn(|a| (offset[a] - base[a]) as usize);
+            for (out, field) in whole.iter_mut().zip(&fields) {
+                for (row, samples) in field.chunks_exact(pw).enumerate() {
+                    let (y, z) = (row % ph, row / ph);
+                    let start = ((oz + z) * h + oy + y) * w + ox;
+                    out[start..start + pw].copy_from_slice(samples);
+                }
+                debug_assert_eq!(field.len(), pw * ph * pd);
+            }
+        }
+        Ok(whole)
     }
 
     /// Runs a plan in gradient form and reads back the gradient fields of the stages named
     /// by `which` (plan indices): `[value, d/dx, d/dy, d/dz]` per pixel with respect to the
-    /// view coordinates.
+    /// view coordinates. In pieces, like [`GpuContext::run_stages`], beyond the device's limits.
     pub fn run_gradient_stages(
         &self,
         plan: &Plan,
@@ -301,25 +383,22 @@ impl GpuContext {
         options: &RunOptions,
         which: &[usize],
     ) -> Result<Vec<GradientField>> {
-        let output = self.submit_plan(plan, view, options, FieldForm::Gradient)?;
-        let fields = which
-            .iter()
-            .map(|&i| {
-                let data = read_texels::<[f32; 4]>(
-                    self,
-                    &TargetView::new(&output.textures[i]),
-                    view.size,
-                )?;
-                Ok(GradientField::new(
-                    view.size[0],
-                    view.size[1],
-                    view.size[2],
-                    data,
-                ))
-            })
-            .collect::<Result<Vec<GradientField>>>()?;
-        self.pool().give_textures(output.textures);
-        Ok(fields)
+        let fields = self.run_in_pieces(view, |piece| {
+            let output = self.submit_plan(plan, piece, options, FieldForm::Gradient)?;
+            let fields = which
+                .iter()
+                .map(|&i| {
+                    read_texels::<[f32; 4]>(self, &TargetView::new(&output.textures[i]), piece.size)
+                })
+                .collect::<Result<Vec<Vec<[f32; 4]>>>>()?;
+            self.pool().give_textures(output.textures);
+            Ok(fields)
+        })?;
+        let [w, h, d] = view.size;
+        Ok(fields
+            .into_iter()
+            .map(|data| GradientField::new(w, h, d, data))
+            .collect())
     }
 
     /// Runs a plan in gradient form and reads back its target's gradient field.

@@ -94,3 +94,14 @@ impl ResourcePool {
         }
     }
 }
+
+impl super::GpuContext {
+    /// Gives the textures of a finished [`encode_plan`](Self::encode_plan) back to this
+    /// context's pool, once the caller no longer uses them and the device is done with them
+    /// (wait for the submission first): the next run or `encode_plan` of the same view and form
+    /// takes them instead of creating textures, which wgpu zero-fills before their first use.
+    /// The pool keeps at most 256 MiB of idle textures. The run methods recycle their own.
+    pub fn recycle(&self, output: super::GpuStageOutput) {
+        self.pool().give_textures(output.textures);
+    }
+}

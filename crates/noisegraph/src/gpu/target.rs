@@ -200,32 +200,56 @@ impl TargetSpec<'_> {
     }
 }
 
-/// The label of the view [`created_on`] asks for, which wgpu names in the error it reports.
-const DEVICE_PROBE_LABEL: &str = "noisegraph device check (an error here is expected: the \
-     texture was handed to a noisegraph pass of another device, which refused it)";
+/// The label of the command encoder [`created_on`] records into and drops.
+const DEVICE_CHECK_LABEL: &str = "noisegraph device check";
 
-/// Whether `texture` was created on `device`.
+/// A state `usage` allows a texture to be in, for [`created_on`]'s transition: what the pass
+/// that checks it uses it for (every [`TargetSpec`] needs one of these usages).
+fn allowed_state(usage: wgpu::TextureUsages) -> wgpu::TextureUses {
+    use wgpu::TextureUsages as U;
+    if usage.contains(U::STORAGE_BINDING) {
+        wgpu::TextureUses::STORAGE_READ_WRITE
+    } else if usage.contains(U::TEXTURE_BINDING) {
+        wgpu::TextureUses::RESOURCE
+    } else if usage.contains(U::COPY_SRC) {
+        wgpu::TextureUses::COPY_SRC
+    } else {
+        wgpu::TextureUses::COPY_DST
+    }
+}
+
+/// Whether `texture` was created on `device`, asked of `device` alone.
 ///
-/// wgpu 30 has no identity query, and handing a texture of another device to this device's
-/// calls is unsafe: another device of the same instance gives a validation error, and one of
-/// another instance a panic inside wgpu-core, or, when its id happens to exist in this
-/// instance too, a silent use of the wrong texture. So the texture is asked for a view of a
-/// mip level it does not have, with an error scope pushed on `device`: wgpu reports that
-/// error to the device the texture was created on, so it reaches the scope exactly when that
-/// device is `device`. For a texture of another device the error goes to that device
-/// (whose default handler panics, caught here), never into this device's calls.
+/// wgpu 30 has no identity query, and whatever is asked of the texture itself (a view, say)
+/// reports its errors to the device the texture was created on: a check that provoked an
+/// error there would raise it on the caller's device, in the caller's uncaptured-error
+/// handler. So the check is made by `device`: an encoder of `device` records a transition of
+/// the texture to a state its usage allows, and is finished (never submitted) inside an error
+/// scope of `device`. A texture of another device of the same wgpu instance fails wgpu's
+/// same-device rule there, and that error goes to `device`, the encoder's, where the scope
+/// catches it. Ids are resolved per instance, so for a texture of another wgpu instance
+/// wgpu-core either panics (no resource of that id; caught here: refused) or finds one of
+/// this instance's textures under the same id: that case no call of wgpu 30 tells apart
+/// without raising an error on the other device, and the rule that a target is created on
+/// the pass's device (`ctx.device()`, or `create_target`) is then the caller's to keep.
 fn created_on(device: &wgpu::Device, texture: &wgpu::Texture) -> bool {
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let probe = catch_unwind(AssertUnwindSafe(|| {
-        texture.create_view(&wgpu::TextureViewDescriptor {
-            label: Some(DEVICE_PROBE_LABEL),
-            base_mip_level: texture.mip_level_count(),
-            mip_level_count: Some(1),
-            ..Default::default()
-        })
+    let recorded = catch_unwind(AssertUnwindSafe(|| {
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some(DEVICE_CHECK_LABEL),
+        });
+        encoder.transition_resources(
+            std::iter::empty(),
+            std::iter::once(wgpu::TextureTransition {
+                texture,
+                selector: None,
+                state: allowed_state(texture.usage()),
+            }),
+        );
+        encoder.finish()
     }));
-    drop(probe);
-    pollster::block_on(scope.pop()).is_some()
+    let caught = pollster::block_on(scope.pop());
+    recorded.is_ok() && caught.is_none()
 }
 
 /// Runs `create` (which makes views of and bind groups for the caller's `textures`) once

@@ -4,11 +4,12 @@ use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
-use super::limits::{self, MAX_COORDINATE, MAX_FREQUENCY, MAX_SCALE, MAX_VALUE, MIN_FREQUENCY};
+use super::limits::{self, MAX_SCALE};
 use super::node::*;
+use super::schema::{self, Category, FieldKind, FieldSpec, NodeSchema};
 use super::NoiseGraph;
 use crate::error::{GraphErrors, GraphIssue};
-use crate::family::{self, FamilyParams, ParamKind, ParamValue, COMMON_FAMILY_FIELDS};
+use crate::family::{self, FamilyParams, ParamKind, ParamValue};
 
 /// Largest octave count a fractal node accepts.
 pub const MAX_OCTAVES: u32 = 32;
@@ -54,23 +55,61 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A finite number with |x| <= `limit`, `default` when absent or out of bounds.
-    fn bounded(&mut self, key: &'static str, default: f64, limit: f64) -> f64 {
-        let v = self.number(key, default);
-        if v.abs() > limit {
-            self.issue(key, limits::over(v, limit));
-            return default;
+    /// The number field `spec` (a `number` in the schema): its default when absent, and when
+    /// out of its bounds (reported).
+    fn scalar(&mut self, spec: &FieldSpec) -> f64 {
+        let default = spec.default_number().unwrap_or(0.0);
+        let v = self.number(spec.name, default);
+        match out_of_bounds(spec, v, "a finite number") {
+            Some(problem) => {
+                self.issue(spec.name, problem);
+                default
+            }
+            None => v,
         }
-        v
     }
 
-    fn positive(&mut self, key: &'static str, default: f64) -> f64 {
-        let v = self.number(key, default);
-        if v <= 0.0 {
-            self.issue(key, format!("must be greater than 0 (got {v})"));
-            return default;
+    /// The integer field `spec`: its default when absent, and when out of its bounds
+    /// (reported).
+    fn integer_field(&mut self, spec: &FieldSpec) -> i64 {
+        let default = spec.default_integer().unwrap_or(0);
+        let v = self.integer(spec.name, default);
+        match out_of_bounds(spec, v as f64, "an integer") {
+            Some(problem) => {
+                self.issue(spec.name, problem);
+                default
+            }
+            None => v,
         }
-        v
+    }
+
+    /// The choice field `spec`: the index of its option (of its default when absent, and when
+    /// not one of them, reported).
+    fn choice(&mut self, spec: &FieldSpec) -> u32 {
+        let default = match spec.default {
+            Some(schema::FieldValue::Name(d)) => d,
+            _ => spec.options[0],
+        };
+        let raw = self.get(spec.name);
+        let name = match raw {
+            None => default,
+            Some(Value::String(s)) => s.as_str(),
+            Some(_) => "",
+        };
+        match spec.options.iter().position(|o| *o == name) {
+            Some(i) => i as u32,
+            None => {
+                self.issue(
+                    spec.name,
+                    format!(
+                        "must be one of {} (got {})",
+                        spec.options.join(", "),
+                        raw.map(shown).unwrap_or_default()
+                    ),
+                );
+                spec.options.iter().position(|o| *o == default).unwrap_or(0) as u32
+            }
+        }
     }
 
     fn integer(&mut self, key: &'static str, default: i64) -> i64 {
@@ -136,14 +175,13 @@ impl<'a> Reader<'a> {
     /// `None`: 1 to 4, checked later against the source's dims). Each number is finite, in
     /// [`MIN_FREQUENCY`, `limit`] when `positive` (a frequency), else in [-`limit`, `limit`]. Returns the values (axes past
     /// the list repeat its last number) and the list's length, when a list was given.
-    fn per_axis(
-        &mut self,
-        key: &'static str,
-        default: f64,
-        positive: bool,
-        limit: f64,
-        dims: Option<usize>,
-    ) -> ([f64; 4], Option<usize>) {
+    fn per_axis(&mut self, spec: &FieldSpec, dims: Option<usize>) -> ([f64; 4], Option<usize>) {
+        let key = spec.name;
+        let default = spec.default_number().unwrap_or(0.0);
+        // A positive lower bound makes a frequency: over 0, and at least that bound.
+        let least = spec.min.filter(|m| *m > 0.0);
+        let positive = least.is_some();
+        let limit = spec.max.unwrap_or(f64::MAX);
         let raw: Vec<Value> = match self.get(key) {
             None => return ([default; 4], None),
             Some(Value::Array(items))
@@ -170,12 +208,12 @@ impl<'a> Reader<'a> {
                 Some(x) if positive && x <= 0.0 => {
                     self.issue(key, format!("must be greater than 0 (got {x})"));
                 }
-                Some(x) if positive && x < MIN_FREQUENCY => {
+                Some(x) if least.is_some_and(|m| x < m) => {
                     self.issue(
                         key,
                         format!(
                             "must be at least {} (got {x})",
-                            limits::show_limit(MIN_FREQUENCY)
+                            limits::show_limit(least.unwrap_or_default())
                         ),
                     );
                 }
@@ -190,10 +228,17 @@ impl<'a> Reader<'a> {
         (out, listed)
     }
 
-    /// Exactly two finite numbers within [-`limit`, `limit`] (remap's `from` and `to`).
-    fn pair(&mut self, key: &'static str, default: [f64; 2], limit: f64) -> [f64; 2] {
+    /// Exactly two finite numbers within [-`limit`, `limit`] (remap's `from` and `to`):
+    /// required where the schema says so (no range fits every source); the stand-in after
+    /// an issue is the default, or [0, 1].
+    fn pair(&mut self, spec: &FieldSpec) -> [f64; 2] {
+        let (key, default) = (spec.name, spec.default_pair().unwrap_or([0.0, 1.0]));
+        let limit = spec.max.unwrap_or(f64::MAX);
         match self.get(key) {
-            None => default,
+            None => {
+                self.issue(key, "is required: a list of two numbers [a, b]");
+                default
+            }
             Some(Value::Array(items)) if items.len() == 2 => {
                 let mut out = default;
                 for (i, v) in items.iter().enumerate() {
@@ -243,6 +288,31 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Why `v` is outside the bounds of `spec` (`what`: "a finite number", "an integer"), worded
+/// by the kind of bound: a magnitude (|x| <= limit), a lower bound, or a range.
+fn out_of_bounds(spec: &FieldSpec, v: f64, what: &str) -> Option<String> {
+    match (spec.min, spec.max) {
+        (Some(lo), Some(hi)) if lo == -hi && v.abs() > hi => Some(limits::over(v, hi)),
+        (Some(lo), None) if spec.exclusive_min && v <= lo => {
+            Some(format!("must be greater than {lo} (got {v})"))
+        }
+        (Some(lo), None) if v < lo => Some(format!("must be at least {lo} (got {v})")),
+        (Some(lo), Some(hi)) if v < lo || v > hi || (spec.exclusive_min && v == lo) => {
+            Some(match spec.kind {
+                FieldKind::Integer => format!("must be an integer between {lo} and {hi} (got {v})"),
+                _ => format!("must be {what} in [{lo}, {hi}] (got {v})"),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The field `name` of a node kind: declared in the schema (a missing one is a bug there).
+fn spec<'s>(node: &'s NodeSchema, name: &str) -> &'s FieldSpec {
+    node.field(name)
+        .unwrap_or_else(|| panic!("schema: {} declares no field {name}", node.type_name))
+}
+
 /// Longest text of a value or key a message quotes; the rest is elided.
 const MAX_QUOTED: usize = 80;
 
@@ -285,7 +355,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
+fn parse_family(r: &mut Reader, fam: &dyn family::Family, node: &NodeSchema) -> FamilyNode {
     let dims = r.integer("dims", fam.dims()[0] as i64);
     let dims = match u32::try_from(dims) {
         Ok(d) if fam.dims().contains(&d) => d,
@@ -298,11 +368,11 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
         }
     };
     let axes = Some(dims as usize);
-    let (frequency, _) = r.per_axis("frequency", 1.0, true, MAX_FREQUENCY, axes);
-    let seed_offset = r.integer("seed_offset", 0);
-    let (offset, _) = r.per_axis("offset", 0.0, false, MAX_COORDINATE, axes);
-    let z = r.bounded("z", 0.0, MAX_COORDINATE);
-    let w = r.bounded("w", 0.0, MAX_COORDINATE);
+    let (frequency, _) = r.per_axis(spec(node, "frequency"), axes);
+    let seed_offset = r.integer_field(spec(node, "seed_offset"));
+    let (offset, _) = r.per_axis(spec(node, "offset"), axes);
+    let z = r.scalar(spec(node, "z"));
+    let w = r.scalar(spec(node, "w"));
     let period = match r.get("period") {
         None => None,
         Some(v) => {
@@ -342,65 +412,17 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family) -> FamilyNode {
         }
     };
     let mut params = FamilyParams::default();
-    for spec in fam.params() {
-        let raw = r.get(spec.name);
-        let value = match (spec.kind, raw) {
-            (ParamKind::Number { default, .. }, None) => ParamValue::Number(default),
-            (ParamKind::Number { default, min, max }, Some(v)) => match v.as_f64() {
-                Some(x) if x.is_finite() && x >= min && x <= max => ParamValue::Number(x),
-                _ => {
-                    r.issue(
-                        spec.name,
-                        format!(
-                            "must be a finite number in [{min}, {max}] (got {})",
-                            shown(v)
-                        ),
-                    );
-                    ParamValue::Number(default)
-                }
-            },
-            (ParamKind::Integer { default, .. }, None) => ParamValue::Integer(default),
-            (ParamKind::Integer { default, min, max }, Some(v)) => match v.as_i64() {
-                Some(x) if x >= min && x <= max => ParamValue::Integer(x),
-                _ => {
-                    r.issue(
-                        spec.name,
-                        format!("must be an integer in [{min}, {max}] (got {})", shown(v)),
-                    );
-                    ParamValue::Integer(default)
-                }
-            },
-            (ParamKind::Choice { options, default }, raw) => {
-                let name = match raw {
-                    None => default,
-                    Some(Value::String(s)) => s.as_str(),
-                    Some(_) => "",
-                };
-                match options.iter().position(|o| *o == name) {
-                    Some(i) => ParamValue::Choice(i as u32),
-                    None => {
-                        r.issue(
-                            spec.name,
-                            format!(
-                                "must be one of {} (got {})",
-                                options.join(", "),
-                                raw.map(shown).unwrap_or_default()
-                            ),
-                        );
-                        ParamValue::Choice(
-                            options.iter().position(|o| *o == default).unwrap_or(0) as u32
-                        )
-                    }
-                }
-            }
+    for param in fam.params() {
+        let field = spec(node, param.name);
+        let value = match param.kind {
+            ParamKind::Number { .. } => ParamValue::Number(r.scalar(field)),
+            ParamKind::Integer { .. } => ParamValue::Integer(r.integer_field(field)),
+            ParamKind::Choice { .. } => ParamValue::Choice(r.choice(field)),
         };
-        params.values.insert(spec.name.to_string(), value);
+        params.values.insert(param.name.to_string(), value);
     }
     for (field, message) in fam.validate(dims, &params) {
         r.issue(&field, message);
-    }
-    for key in COMMON_FAMILY_FIELDS {
-        r.used.push(key);
     }
     FamilyNode {
         family: fam.name().to_string(),
@@ -423,61 +445,115 @@ struct FractalAxes {
     len: usize,
 }
 
+/// The node ids of each input `node` declares, in its order (see [`schema::InputSpec`]):
+/// one id, or a list (of the declared length, reported otherwise).
+fn parse_inputs(r: &mut Reader, node: &NodeSchema) -> Vec<Vec<String>> {
+    node.inputs
+        .iter()
+        .map(|input| match input.count {
+            schema::InputCount::One => r.string(input.name).into_iter().collect(),
+            schema::InputCount::PerSourceAxis => r.string_list(input.name),
+            schema::InputCount::List(n) => {
+                let before = r.issues.len();
+                let ids = r.string_list(input.name);
+                if ids.len() != n as usize && r.issues.len() == before {
+                    r.issue(
+                        input.name,
+                        format!("{} takes {n} inputs (got {})", node.type_name, ids.len()),
+                    );
+                }
+                ids
+            }
+        })
+        .collect()
+}
+
+/// The node kind of `type_name` from its fields, each read as the schema declares it.
 fn parse_node(
     r: &mut Reader,
     type_name: &str,
     fractal_axes: &mut Vec<FractalAxes>,
 ) -> Option<NodeKind> {
-    if let Some(fam) = family::lookup(type_name) {
-        return Some(NodeKind::Family(parse_family(r, fam)));
-    }
-    let fractal = match type_name {
-        "fbm" => Some(FractalKind::Fbm),
-        "ridged" => Some(FractalKind::Ridged),
-        "billow" => Some(FractalKind::Billow),
-        _ => None,
+    let Some(node) = schema::node_schema(type_name) else {
+        let s = schema::schema();
+        r.issue(
+            "type",
+            format!(
+                "unknown node type '{type_name}' (families: {}; fractals: {}; warp; point-wise: {})",
+                s.types(Category::Family).join(", "),
+                s.types(Category::Fractal).join(", "),
+                s.types(Category::Pointwise).join(", ")
+            ),
+        );
+        return None;
     };
-    if let Some(kind) = fractal {
-        let source = r.string("source").unwrap_or_default();
-        let octaves = r.integer("octaves", 6);
-        if !(1..=MAX_OCTAVES as i64).contains(&octaves) {
-            r.issue(
-                "octaves",
-                format!("must be between 1 and {MAX_OCTAVES} (got {octaves})"),
-            );
+    let mut inputs = parse_inputs(r, node).into_iter();
+    let mut source = || {
+        inputs
+            .next()
+            .and_then(|ids| ids.into_iter().next())
+            .unwrap_or_default()
+    };
+    match node.category {
+        Category::Family => {
+            let fam = family::lookup(type_name).expect("every family kind is registered");
+            Some(NodeKind::Family(parse_family(r, fam, node)))
         }
-        let lacunarity = r.positive("lacunarity", 2.0);
-        let gain = r.number("gain", 0.5);
-        let seed_offset = r.integer("seed_offset", 0);
-        let (offset, listed) = r.per_axis("offset", 0.0, false, MAX_COORDINATE, None);
-        if let (Some(len), Some(node)) = (listed, &r.node) {
-            fractal_axes.push(FractalAxes {
-                node: node.clone(),
-                source: source.clone(),
-                len,
-            });
+        Category::Fractal => {
+            let kind = match type_name {
+                "ridged" => FractalKind::Ridged,
+                "billow" => FractalKind::Billow,
+                _ => FractalKind::Fbm,
+            };
+            let source = source();
+            let octaves = r.integer_field(spec(node, "octaves"));
+            let lacunarity = r.scalar(spec(node, "lacunarity"));
+            let gain = r.scalar(spec(node, "gain"));
+            let seed_offset = r.integer_field(spec(node, "seed_offset"));
+            let (offset, listed) = r.per_axis(spec(node, "offset"), None);
+            if let (Some(len), Some(node)) = (listed, &r.node) {
+                fractal_axes.push(FractalAxes {
+                    node: node.clone(),
+                    source: source.clone(),
+                    len,
+                });
+            }
+            Some(NodeKind::Fractal(FractalNode {
+                kind,
+                source,
+                octaves: octaves.clamp(1, MAX_OCTAVES as i64) as u32,
+                lacunarity,
+                gain,
+                seed_offset,
+                offset,
+            }))
         }
-        return Some(NodeKind::Fractal(FractalNode {
-            kind,
-            source,
-            octaves: octaves.clamp(1, MAX_OCTAVES as i64) as u32,
-            lacunarity,
-            gain,
-            seed_offset,
-            offset,
-        }));
+        Category::Warp => {
+            let source = source();
+            let displace = inputs.next().unwrap_or_default();
+            let amplitude = r.scalar(spec(node, "amplitude"));
+            Some(NodeKind::Warp(WarpNode {
+                source,
+                displace,
+                amplitude,
+            }))
+        }
+        Category::Pointwise => {
+            let op = pointwise_op(r, node);
+            let inputs = match op.arity() {
+                0 => vec![],
+                _ => inputs.next().unwrap_or_default(),
+            };
+            Some(NodeKind::Pointwise(PointwiseNode { op, inputs }))
+        }
     }
-    if type_name == "warp" {
-        let source = r.string("source").unwrap_or_default();
-        let displace = r.string_list("displace");
-        let amplitude = r.bounded("amplitude", 1.0, MAX_COORDINATE);
-        return Some(NodeKind::Warp(WarpNode {
-            source,
-            displace,
-            amplitude,
-        }));
-    }
-    let op = match type_name {
+}
+
+/// The point-wise operation of kind `node` with its fields, each read as the schema declares
+/// it, and the checks that involve two of them.
+fn pointwise_op(r: &mut Reader, node: &NodeSchema) -> PointwiseOp {
+    let number = |r: &mut Reader, name: &str| r.scalar(spec(node, name));
+    match node.type_name {
         "add" => PointwiseOp::Add,
         "sub" => PointwiseOp::Sub,
         "mul" => PointwiseOp::Mul,
@@ -487,16 +563,16 @@ fn parse_node(
         "abs" => PointwiseOp::Abs,
         "neg" => PointwiseOp::Neg,
         "clamp" => {
-            let min = r.bounded("min", 0.0, MAX_VALUE);
-            let max = r.bounded("max", 1.0, MAX_VALUE);
+            let min = number(r, "min");
+            let max = number(r, "max");
             if min > max {
                 r.issue("max", format!("must be >= min ({min}) (got {max})"));
             }
             PointwiseOp::Clamp { min, max }
         }
         "remap" => {
-            let from = r.pair("from", [0.0, 1.0], MAX_VALUE);
-            let to = r.pair("to", [0.0, 1.0], MAX_VALUE);
+            let from = r.pair(spec(node, "from"));
+            let to = r.pair(spec(node, "to"));
             if from[0] == from[1] {
                 r.issue("from", "the two ends must differ");
             } else {
@@ -515,41 +591,14 @@ fn parse_node(
             PointwiseOp::Remap { from, to }
         }
         "constant" => PointwiseOp::Constant {
-            value: r.bounded("value", 0.0, MAX_VALUE),
+            value: number(r, "value"),
         },
         "scale_bias" => PointwiseOp::ScaleBias {
-            scale: r.bounded("scale", 1.0, MAX_SCALE),
-            bias: r.bounded("bias", 0.0, MAX_VALUE),
+            scale: number(r, "scale"),
+            bias: number(r, "bias"),
         },
-        _ => {
-            let families: Vec<&str> = family::registry().iter().map(|f| f.name()).collect();
-            r.issue(
-                "type",
-                format!(
-                    "unknown node type '{type_name}' (families: {}; fractals: fbm, ridged, billow; warp; point-wise: {})",
-                    families.join(", "),
-                    PointwiseOp::NAMES.join(", ")
-                ),
-            );
-            return None;
-        }
-    };
-    let inputs = match op.arity() {
-        0 => vec![],
-        1 => r.string("source").into_iter().collect(),
-        n => {
-            let before = r.issues.len();
-            let inputs = r.string_list("inputs");
-            if inputs.len() != n && r.issues.len() == before {
-                r.issue(
-                    "inputs",
-                    format!("{} takes {n} inputs (got {})", op.name(), inputs.len()),
-                );
-            }
-            inputs
-        }
-    };
-    Some(NodeKind::Pointwise(PointwiseNode { op, inputs }))
+        other => unreachable!("schema: point-wise kind '{other}' has no construction in json.rs"),
+    }
 }
 
 /// Parses a graph, collecting every problem (format and structure).

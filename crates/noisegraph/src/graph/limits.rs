@@ -41,9 +41,22 @@ pub const MAX_NEGLIGIBLE_LATTICE_POSITION: f64 = (1u64 << 60) as f64;
 pub const MAX_CELLS_ACROSS: f64 = (1u64 << 30) as f64;
 /// [`MAX_CELLS_ACROSS`] of a negligible octave (2^48).
 pub const MAX_NEGLIGIBLE_CELLS_ACROSS: f64 = (1u64 << 48) as f64;
-/// Farthest a warp may displace a sample of an octave that counts, in its cells (2^29);
-/// negligible octaves: 2^47.
-pub const MAX_WARP_CELLS: f64 = (1u64 << 29) as f64;
+/// Farthest a warp may displace a sample of an octave that counts, in its cells (2^18);
+/// negligible octaves: 2^47. With [`MAX_WARPED_CELLS_ACROSS`] a warped octave's f32
+/// positions stay under 2^19 cells, where they keep 4 bits below the cell.
+pub const MAX_WARP_CELLS: f64 = (1u64 << 18) as f64;
+/// Most lattice cells across the view of an octave that counts of a warped source (2^18).
+/// A warp adds its displacement to positions of this magnitude in f32, so a difference of an
+/// ulp between the two paths' displacements moves a sample by an ulp of the position: past
+/// 2^19 cells in all, 1/16 of a cell or more, and the paths part by percents (measured:
+/// 4.9e-3 on 13.6% of the pixels at 2^19 to 2^30 cells). Below, the difference is bounded
+/// by [`warp_weighted_cells`] x [`WARP_DIFFERENCE_PER_CELL`].
+pub const MAX_WARPED_CELLS_ACROSS: f64 = (1u64 << 18) as f64;
+/// How far the two paths may part on a warp, per weighted cell of its source
+/// ([`warp_weighted_cells`]): 2^-21, above the 1e-4 of every other stage. An ulp of a
+/// position of M cells is M x 2^-23 cells; the noise moves by at most its slope (about 2 per
+/// cell) times that, and by the displacement's own difference times the warp's reach.
+pub const WARP_DIFFERENCE_PER_CELL: f64 = 1.0 / (1u64 << 21) as f64;
 /// [`MAX_WARP_CELLS`] of a negligible octave (2^47).
 pub const MAX_NEGLIGIBLE_WARP_CELLS: f64 = (1u64 << 47) as f64;
 /// Largest magnitude of a value (10^18): constants, clamp and remap ends, biases, and every
@@ -53,6 +66,11 @@ pub const MAX_VALUE: f64 = 1e18;
 pub const MAX_SCALE: f64 = 1e18;
 /// Largest magnitude of an octave's amplitude `gain^k` (10^18).
 pub const MAX_AMPLITUDE: f64 = 1e18;
+
+/// The longest side of a bake's view (2^20 pixels), for the command-line tool and the Python
+/// package: a tiled bake holds a row band (the width times a tile's height) in memory, and
+/// every pixel index stays far below 2^24, exact in f32.
+pub const MAX_SIDE: u32 = 1 << 20;
 
 /// A limit as messages show it: 2^k for powers of two, else in scientific notation.
 pub fn show_limit(limit: f64) -> String {
@@ -243,13 +261,57 @@ fn in_bounds((lo, hi): (f32, f32)) -> bool {
     lo.abs() <= max && hi.abs() <= max
 }
 
+/// The extent of `view` along axis `a`: only an axis the view has pixels along spans one.
+fn view_extent(view: &super::View, a: usize) -> f64 {
+    if a < 2 || (a == 2 && view.is_volume()) {
+        view.extent[a]
+    } else {
+        0.0
+    }
+}
+
+/// The weighted cells of a warped generator chain (`source`, summed by `fractal`) over
+/// `view`: the sum over its octaves of the octave's share of the fractal's sum
+/// (|gain^k| / sum of |gain^j|; 1 for a lone family node) times its largest number of
+/// lattice cells on an axis, across the view plus the warp's reach (`amplitude` x the
+/// octave's frequency x `displacement[a]`, the largest |displacement| along axis `a`). The
+/// paths agree on the warp within 1e-4 + this x [`WARP_DIFFERENCE_PER_CELL`].
+pub fn warp_weighted_cells(
+    source: &FamilyNode,
+    fractal: Option<&FractalNode>,
+    amplitude: f64,
+    displacement: [f64; 4],
+    view: &super::View,
+) -> f64 {
+    let octaves = octaves(source, fractal);
+    let weights: Vec<f64> = match fractal {
+        Some(f) => (0..f.octaves)
+            .map(|k| f.gain.abs().powi(k as i32))
+            .collect(),
+        None => vec![1.0],
+    };
+    let total: f64 = weights.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+    octaves
+        .iter()
+        .zip(&weights)
+        .map(|((frequency, _), weight)| {
+            let cells = (0..source.dims.min(4) as usize)
+                .map(|a| frequency[a] * (view_extent(view, a) + amplitude.abs() * displacement[a]))
+                .fold(0.0, f64::max);
+            weight / total * cells
+        })
+        .sum()
+}
+
 /// Checks a generator chain (`node`'s family `source`, summed by `fractal`) against a view:
-/// the cells of each octave across the view, and the distance from 0 of every sample
-/// position, in cells. The error names the node and the numbers to change.
+/// the cells of each octave across the view (of an octave that counts of a `warped` chain at
+/// most [`MAX_WARPED_CELLS_ACROSS`]), and the distance from 0 of every sample position, in
+/// cells. The error names the node and the numbers to change.
 pub fn check_chain_view(
     node: &str,
     source: &FamilyNode,
     fractal: Option<&FractalNode>,
+    warped: bool,
     view: &super::View,
 ) -> Result<(), String> {
     let fractal_offset = fractal.map_or([0.0; 4], |f| f.offset);
@@ -266,12 +328,7 @@ pub fn check_chain_view(
                 + slice
                 + source.offset[a]
                 + fractal_offset[a];
-            // The extent only spans an axis the view has pixels along.
-            let extent = if a < 2 || (a == 2 && view.is_volume()) {
-                view.extent[a]
-            } else {
-                0.0
-            };
+            let extent = view_extent(view, a);
             let weak = if *counts {
                 ""
             } else {
@@ -284,6 +341,13 @@ pub fn check_chain_view(
                     "node '{node}': octave {k} spans {cells:e} lattice cells along {} of the view (extent {extent} x frequency {f:e}), over the limit {}{weak}: lower the extent or the frequency",
                     axes[a],
                     show_limit(max)
+                ));
+            }
+            if warped && *counts && past(cells, MAX_WARPED_CELLS_ACROSS) {
+                return Err(format!(
+                    "node '{node}': octave {k} of this warped node spans {cells:e} lattice cells along {} of the view (extent {extent} x frequency {f:e}), over the limit {} for a warp's source, where f32 positions lose the cell and the GPU and CPU paths part: lower the extent, the frequency or the octaves",
+                    axes[a],
+                    show_limit(MAX_WARPED_CELLS_ACROSS)
                 ));
             }
             let far = start.abs().max((start + extent).abs());

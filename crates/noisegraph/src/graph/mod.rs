@@ -6,6 +6,7 @@ mod json;
 pub mod limits;
 mod node;
 mod plan;
+pub mod schema;
 mod validate;
 mod walk;
 
@@ -14,6 +15,7 @@ pub use gradient::{gradient_plan, gradient_refusal, plan_gradient_refusal};
 pub use json::MAX_OCTAVES;
 pub use node::*;
 pub use plan::*;
+pub use schema::{node_schema, schema};
 
 use crate::error::GraphErrors;
 use crate::family;
@@ -114,11 +116,14 @@ impl NoiseGraph {
     }
 }
 
+/// A node's dims by its kind's [`schema::DimsRule`], from its inputs' dims (in
+/// [`Node::inputs`] order, the source first).
 fn node_dims(node: &Node, inputs: &[u32]) -> u32 {
-    match &node.kind {
-        NodeKind::Family(f) => f.dims,
-        NodeKind::Fractal(_) | NodeKind::Warp(_) => inputs.first().copied().unwrap_or(2),
-        NodeKind::Pointwise(_) => inputs.iter().copied().max().unwrap_or(2),
+    let rule = schema::node_schema(node.type_name()).map(|s| s.dims);
+    match (rule, &node.kind) {
+        (Some(schema::DimsRule::Own { .. }), NodeKind::Family(f)) => f.dims,
+        (Some(schema::DimsRule::Source), _) => inputs.first().copied().unwrap_or(2),
+        _ => inputs.iter().copied().max().unwrap_or(2),
     }
 }
 

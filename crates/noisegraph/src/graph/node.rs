@@ -1,6 +1,7 @@
 //! Node types of the graph format (see DESIGN.md, "Node types").
 
 use crate::family::FamilyParams;
+use crate::twin::lib::ops;
 
 /// A noise family evaluated at a position: a generator.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,12 +46,12 @@ impl FractalKind {
             FractalKind::Billow => "billow",
         }
     }
-    /// The code the stage kernel switches on (see `fractal_remap` in shaders/stage.wgsl).
+    /// The code the stage kernel switches on (`fractal_remap` in shaders/lib/ops.wgsl).
     pub fn code(self) -> u32 {
         match self {
-            FractalKind::Fbm => 0,
-            FractalKind::Ridged => 1,
-            FractalKind::Billow => 2,
+            FractalKind::Fbm => ops::FRACTAL_FBM,
+            FractalKind::Ridged => ops::FRACTAL_RIDGED,
+            FractalKind::Billow => ops::FRACTAL_BILLOW,
         }
     }
 }
@@ -163,44 +164,31 @@ impl PointwiseOp {
             _ => 2,
         }
     }
-    /// The op code and constants of `combine_op` in shaders/combine.wgsl.
+    /// The op code and constants of `combine_op` in shaders/lib/ops.wgsl.
     pub fn code_and_constants(&self) -> (u32, [f32; 4]) {
         let z = [0.0; 4];
         match *self {
-            PointwiseOp::Add => (0, z),
-            PointwiseOp::Sub => (1, z),
-            PointwiseOp::Mul => (2, z),
-            PointwiseOp::Min => (3, z),
-            PointwiseOp::Max => (4, z),
-            PointwiseOp::Mix => (5, z),
-            PointwiseOp::Abs => (6, z),
-            PointwiseOp::Neg => (7, z),
-            PointwiseOp::Clamp { min, max } => (8, [min as f32, max as f32, 0.0, 0.0]),
+            PointwiseOp::Add => (ops::OP_ADD, z),
+            PointwiseOp::Sub => (ops::OP_SUB, z),
+            PointwiseOp::Mul => (ops::OP_MUL, z),
+            PointwiseOp::Min => (ops::OP_MIN, z),
+            PointwiseOp::Max => (ops::OP_MAX, z),
+            PointwiseOp::Mix => (ops::OP_MIX, z),
+            PointwiseOp::Abs => (ops::OP_ABS, z),
+            PointwiseOp::Neg => (ops::OP_NEG, z),
+            PointwiseOp::Clamp { min, max } => (ops::OP_CLAMP, [min as f32, max as f32, 0.0, 0.0]),
             PointwiseOp::Remap { from, to } => {
                 // Precomputed as scale and bias so both paths do the same two operations.
                 let scale = (to[1] - to[0]) / (from[1] - from[0]);
                 let bias = to[0] - from[0] * scale;
-                (9, [scale as f32, bias as f32, 0.0, 0.0])
+                (ops::OP_SCALE_BIAS, [scale as f32, bias as f32, 0.0, 0.0])
             }
-            PointwiseOp::Constant { value } => (10, [value as f32, 0.0, 0.0, 0.0]),
-            PointwiseOp::ScaleBias { scale, bias } => (9, [scale as f32, bias as f32, 0.0, 0.0]),
+            PointwiseOp::Constant { value } => (ops::OP_CONSTANT, [value as f32, 0.0, 0.0, 0.0]),
+            PointwiseOp::ScaleBias { scale, bias } => {
+                (ops::OP_SCALE_BIAS, [scale as f32, bias as f32, 0.0, 0.0])
+            }
         }
     }
-    /// Every point-wise operation's JSON `type` name.
-    pub const NAMES: &'static [&'static str] = &[
-        "add",
-        "sub",
-        "mul",
-        "min",
-        "max",
-        "mix",
-        "abs",
-        "neg",
-        "clamp",
-        "remap",
-        "constant",
-        "scale_bias",
-    ];
 }
 
 /// A point-wise node: an operation and its input fields.

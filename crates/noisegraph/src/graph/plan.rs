@@ -670,6 +670,7 @@ impl Plan {
                         node,
                         &chain.source,
                         chain.fractal.as_ref(),
+                        !chain.displace.is_empty(),
                         view,
                     )
                     .map_err(Error::InvalidRequest)?;

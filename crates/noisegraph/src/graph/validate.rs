@@ -3,6 +3,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::node::*;
+use super::schema::RefKind;
 use super::NoiseGraph;
 use crate::error::GraphIssue;
 
@@ -63,43 +64,40 @@ pub fn structure_with(graph: &NoiseGraph, unparsed: &HashSet<String>) -> Vec<Gra
             }
             found
         };
+        // Each input names a node of the kind the schema says it accepts.
+        let Some(kind) = super::schema::node_schema(node.type_name()) else {
+            continue;
+        };
+        for (field, id) in node.input_fields() {
+            let Some(target) = check_ref(field, id, &mut issues) else {
+                continue;
+            };
+            let accepted = kind.input(field).map_or(RefKind::Any, |i| i.of);
+            let category = super::schema::node_schema(target.type_name()).map(|t| t.category);
+            if category.is_some_and(|c| !accepted.accepts(c)) {
+                let why = match accepted {
+                    RefKind::Family => format!("'{}' is a {} node; a fractal needs a family node (a generator such as perlin) as its source", target.id, target.type_name()),
+                    _ => format!("'{}' is a {} node, a field; a warp needs a generator (a family or fractal node) to evaluate at displaced positions", target.id, target.type_name()),
+                };
+                issues.push(issue(&node.id, field, why));
+            }
+        }
         match &node.kind {
-            NodeKind::Family(_) => {}
             NodeKind::Fractal(f) => {
-                if let Some(src) = check_ref("source", &f.source, &mut issues) {
-                    match &src.kind {
-                        NodeKind::Family(fam) => {
-                            if fam.period.is_some() && f.lacunarity.fract() != 0.0 {
-                                issues.push(issue(
-                                    &node.id,
-                                    "lacunarity",
-                                    format!("must be an integer when the source '{}' is tileable (period), so every octave tiles (got {})", src.id, f.lacunarity),
-                                ));
-                            }
-                        }
-                        _ => issues.push(issue(
+                if let Some(NodeKind::Family(fam)) = by_id.get(f.source.as_str()).map(|n| &n.kind) {
+                    if fam.period.is_some() && f.lacunarity.fract() != 0.0 {
+                        issues.push(issue(
                             &node.id,
-                            "source",
-                            format!("'{}' is a {} node; a fractal needs a family node (a generator such as perlin) as its source", src.id, src.type_name()),
-                        )),
+                            "lacunarity",
+                            format!("must be an integer when the source '{}' is tileable (period), so every octave tiles (got {})", f.source, f.lacunarity),
+                        ));
                     }
                 }
             }
             NodeKind::Warp(w) => {
-                let src = check_ref("source", &w.source, &mut issues);
-                if let Some(src) = src {
-                    if !src.is_generator() {
-                        issues.push(issue(
-                            &node.id,
-                            "source",
-                            format!("'{}' is a {} node, a field; a warp needs a generator (a family or fractal node) to evaluate at displaced positions", src.id, src.type_name()),
-                        ));
-                    }
-                }
-                for d in &w.displace {
-                    check_ref("displace", d, &mut issues);
-                }
-                if let Some(dims) = src
+                // `displace` holds one field per axis of the source (InputCount::PerSourceAxis).
+                if let Some(dims) = by_id
+                    .get(w.source.as_str())
                     .filter(|s| s.is_generator())
                     .map(|s| dims[index[s.id.as_str()]])
                 {
@@ -113,11 +111,7 @@ pub fn structure_with(graph: &NoiseGraph, unparsed: &HashSet<String>) -> Vec<Gra
                     }
                 }
             }
-            NodeKind::Pointwise(_) => {
-                for (field, id) in node.input_fields() {
-                    check_ref(field, id, &mut issues);
-                }
-            }
+            NodeKind::Family(_) | NodeKind::Pointwise(_) => {}
         }
     }
 

@@ -160,7 +160,6 @@ pub fn write_atomic(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -> Res
     result
 }
 
-
 /// A file being written under its temporary name beside `path`: [`PartialFile::commit`]
 /// syncs it and renames it into place; dropped before that (an error, a panic), the
 /// temporary file is removed and nothing appears under the final name.
@@ -193,13 +192,10 @@ impl PartialFile {
 
     /// Syncs `file` (the temporary file, finished) and renames it into place.
     pub(crate) fn commit(mut self, file: File) -> Result<()> {
-        let result = file
-            .sync_all()
-            .map_err(io_err(&self.path))
-            .and_then(|()| {
-                drop(file);
-                std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))
-            });
+        let result = file.sync_all().map_err(io_err(&self.path)).and_then(|()| {
+            drop(file);
+            std::fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))
+        });
         self.committed = result.is_ok();
         result
     }

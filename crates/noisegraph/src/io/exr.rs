@@ -72,7 +72,11 @@ pub(crate) fn start(
     compression: ExrCompression,
     half: bool,
 ) -> std::result::Result<PulledWriter, String> {
-    let sample = if half { SampleType::F16 } else { SampleType::F32 };
+    let sample = if half {
+        SampleType::F16
+    } else {
+        SampleType::F32
+    };
     // EXR lists channels sorted by name; `order[k]` is the input channel stored k-th.
     let mut order: Vec<usize> = (0..channels.len()).collect();
     order.sort_by(|&a, &b| channels[a].cmp(&channels[b]));
@@ -149,7 +153,13 @@ fn write_blocks(
 
 /// A block's bytes: for each line, each channel's samples in turn (in the file's channel
 /// order), native-endian (the `exr` crate converts when compressing).
-fn block_bytes(data: &[f32], width: usize, channels: usize, order: &[usize], half: bool) -> Vec<u8> {
+fn block_bytes(
+    data: &[f32],
+    width: usize,
+    channels: usize,
+    order: &[usize],
+    half: bool,
+) -> Vec<u8> {
     let size = if half { 2 } else { 4 };
     let mut bytes = Vec::with_capacity(data.len() * size);
     for line in data.chunks_exact(width * channels) {

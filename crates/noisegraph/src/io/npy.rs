@@ -235,4 +235,3 @@ pub fn write_npy(path: &Path, shape: &[usize], data: &[f32]) -> Result<()> {
         file.flush().map_err(io_err(tmp))
     })
 }
-

@@ -166,7 +166,8 @@ impl PngPixels {
                     let n = ranges.len();
                     for (o, px) in out.chunks_exact_mut(2 * n).zip(row.chunks_exact(n)) {
                         for c in 0..n {
-                            o[2 * c..2 * c + 2].copy_from_slice(&gray16(px[c], ranges[c]).to_be_bytes());
+                            o[2 * c..2 * c + 2]
+                                .copy_from_slice(&gray16(px[c], ranges[c]).to_be_bytes());
                         }
                     }
                 }
@@ -180,8 +181,10 @@ impl PngPixels {
     }
 }
 
-/// Rows a piece holds at least, so each piece's deflate has data enough to find matches.
-const MIN_PIECE_BYTES: usize = 1 << 18;
+/// Filtered bytes a piece holds at least, so each piece's deflate has data enough to find
+/// matches. Pieces are whole multiples of rows counted from the top of the image, whatever
+/// bands the rows come in: the file's bytes do not depend on how the bake was cut up.
+const PIECE_BYTES: usize = 1 << 18;
 
 /// A PNG written band by band.
 pub(crate) struct PngEncoder {
@@ -194,8 +197,12 @@ pub(crate) struct PngEncoder {
     previous: Vec<u8>,
     /// The zlib header goes in front of the first piece.
     started: bool,
-    /// Adler-32 of every filtered byte so far, and how many there were.
+    /// Adler-32 of every filtered byte so far.
     adler: u32,
+    /// Rows per piece.
+    piece_rows: usize,
+    /// Rows given that do not yet fill a piece (numbers, as given).
+    pending: Vec<f32>,
 }
 
 impl PngEncoder {
@@ -210,7 +217,10 @@ impl PngEncoder {
         let mut encoder = png::Encoder::new(BufWriter::with_capacity(1 << 20, file), width, height);
         encoder.set_color(pixels.color());
         encoder.set_depth(pixels.depth());
+        let row_bytes = width as usize * pixels.bytes_per_pixel();
         Ok(PngEncoder {
+            piece_rows: PIECE_BYTES.div_ceil(row_bytes + 1),
+            pending: Vec::new(),
             writer: encoder.write_header()?,
             pixels,
             width: width as usize,
@@ -221,19 +231,42 @@ impl PngEncoder {
         })
     }
 
-    /// Encodes whole rows (`width x inputs` numbers each) and writes them as IDAT chunks.
-    pub(crate) fn write_rows(&mut self, data: &[f32]) -> std::result::Result<(), png::EncodingError> {
+    /// Takes whole rows (`width x inputs` numbers each): every piece they complete is
+    /// encoded (the pieces on every core) and written as IDAT chunks; the rows left over wait
+    /// for the next band.
+    pub(crate) fn write_rows(
+        &mut self,
+        mut data: &[f32],
+    ) -> std::result::Result<(), png::EncodingError> {
+        let piece = self.piece_rows * self.width * self.pixels.inputs();
+        if !self.pending.is_empty() {
+            let take = (piece - self.pending.len()).min(data.len());
+            self.pending.extend_from_slice(&data[..take]);
+            data = &data[take..];
+            if self.pending.len() < piece {
+                return Ok(());
+            }
+            let pending = std::mem::take(&mut self.pending);
+            self.encode(&pending)?;
+            self.pending = pending;
+            self.pending.clear();
+        }
+        let whole = data.len() / piece * piece;
+        self.encode(&data[..whole])?;
+        self.pending.extend_from_slice(&data[whole..]);
+        Ok(())
+    }
+
+    /// Encodes whole rows, in pieces of `piece_rows` (the last may be shorter), and writes
+    /// them.
+    fn encode(&mut self, data: &[f32]) -> std::result::Result<(), png::EncodingError> {
         let inputs = self.width * self.pixels.inputs();
         let row_bytes = self.width * self.pixels.bytes_per_pixel();
         let rows = data.len() / inputs;
         if rows == 0 {
             return Ok(());
         }
-        let threads = rayon::current_num_threads().max(1);
-        let piece_rows = rows
-            .div_ceil(threads * 2)
-            .max(MIN_PIECE_BYTES.div_ceil(row_bytes + 1))
-            .min(rows);
+        let piece_rows = self.piece_rows;
         let pieces: Vec<(usize, usize)> = (0..rows)
             .step_by(piece_rows)
             .map(|start| (start, (start + piece_rows).min(rows)))
@@ -290,6 +323,8 @@ impl PngEncoder {
     /// Ends the zlib stream (a final empty block and the Adler-32 checksum) and writes the
     /// trailer.
     pub(crate) fn finish(mut self) -> std::result::Result<(), png::EncodingError> {
+        let pending = std::mem::take(&mut self.pending);
+        self.encode(&pending)?;
         let mut end = Vec::with_capacity(8);
         if !self.started {
             end.extend_from_slice(&self.compression.zlib_header());

@@ -17,21 +17,38 @@ const BUILT_IN: &[(&str, &[&str])] = &[
     ("grayscale", &["#000000", "#ffffff"]),
     (
         "terrain",
-        &["#333399", "#0099ff", "#00cc66", "#99e57f", "#ffff99", "#bf9f7a", "#805c54", "#bfaeaa", "#ffffff"],
+        &[
+            "#333399", "#0099ff", "#00cc66", "#99e57f", "#ffff99", "#bf9f7a", "#805c54", "#bfaeaa",
+            "#ffffff",
+        ],
     ),
     (
         "magma",
-        &["#000004", "#1c1044", "#4f127b", "#812581", "#b5367a", "#e55064", "#fb8761", "#fec287", "#fcfdbf"],
+        &[
+            "#000004", "#1c1044", "#4f127b", "#812581", "#b5367a", "#e55064", "#fb8761", "#fec287",
+            "#fcfdbf",
+        ],
     ),
     (
         "viridis",
-        &["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"],
+        &[
+            "#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30",
+            "#fde725",
+        ],
     ),
     (
         "inferno",
-        &["#000004", "#1f0c48", "#550f6d", "#88226a", "#ba3655", "#e35933", "#f98c0a", "#f9c932", "#fcffa4"],
+        &[
+            "#000004", "#1f0c48", "#550f6d", "#88226a", "#ba3655", "#e35933", "#f98c0a", "#f9c932",
+            "#fcffa4",
+        ],
     ),
-    ("ocean", &["#007f00", "#004c33", "#001966", "#0019b2", "#007fff", "#66ccff", "#ffffff"]),
+    (
+        "ocean",
+        &[
+            "#007f00", "#004c33", "#001966", "#0019b2", "#007fff", "#66ccff", "#ffffff",
+        ],
+    ),
 ];
 
 impl Ramp {
@@ -44,7 +61,12 @@ impl Ramp {
     pub fn parse(text: &str) -> Result<Ramp> {
         let text = text.trim();
         if let Some((_, stops)) = BUILT_IN.iter().find(|(name, _)| *name == text) {
-            return Self::even(&stops.iter().map(|s| parse_color(s)).collect::<Result<Vec<_>>>()?);
+            return Self::even(
+                &stops
+                    .iter()
+                    .map(|s| parse_color(s))
+                    .collect::<Result<Vec<_>>>()?,
+            );
         }
         let bad = |m: String| {
             Error::InvalidRequest(format!(
@@ -54,7 +76,9 @@ impl Ramp {
         };
         let parts: Vec<&str> = text.split(',').map(str::trim).collect();
         if parts.len() < 2 {
-            return Err(bad(format!("'{text}' is not a ramp name and has fewer than two stops")));
+            return Err(bad(format!(
+                "'{text}' is not a ramp name and has fewer than two stops"
+            )));
         }
         if parts.iter().all(|p| !p.contains(':')) {
             let colors = parts
@@ -74,11 +98,18 @@ impl Ramp {
                 .parse()
                 .ok()
                 .filter(|t: &f32| (0.0..=1.0).contains(t))
-                .ok_or_else(|| bad(format!("stop '{part}': the position must be a number from 0 to 1")))?;
+                .ok_or_else(|| {
+                    bad(format!(
+                        "stop '{part}': the position must be a number from 0 to 1"
+                    ))
+                })?;
             if stops.last().is_some_and(|&(last, _)| t < last) {
                 return Err(bad(format!("stop '{part}': positions must not decrease")));
             }
-            stops.push((t, parse_color(color.trim()).map_err(|e| bad(e.to_string()))?));
+            stops.push((
+                t,
+                parse_color(color.trim()).map_err(|e| bad(e.to_string()))?,
+            ));
         }
         if stops[0].0 != 0.0 || stops[stops.len() - 1].0 != 1.0 {
             return Err(bad("the first stop must be at 0 and the last at 1".into()));
@@ -119,7 +150,11 @@ fn parse_color(text: &str) -> Result<[f32; 3]> {
     if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(bad());
     }
-    let level = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).map(f32::from).map_err(|_| bad());
+    let level = |i: usize| {
+        u8::from_str_radix(&hex[i..i + 2], 16)
+            .map(f32::from)
+            .map_err(|_| bad())
+    };
     Ok([level(0)?, level(2)?, level(4)?])
 }
 
@@ -145,7 +180,13 @@ mod tests {
 
     #[test]
     fn bad_ramps_name_the_flag() {
-        for text in ["nope", "#12345", "0:#000000,0.5:#ffffff", "1:#000000,0:#ffffff", "#000000,#zzzzzz"] {
+        for text in [
+            "nope",
+            "#12345",
+            "0:#000000,0.5:#ffffff",
+            "1:#000000,0:#ffffff",
+            "#000000,#zzzzzz",
+        ] {
             let e = Ramp::parse(text).unwrap_err().to_string();
             assert!(e.starts_with("--ramp: "), "{text}: {e}");
         }

@@ -42,7 +42,9 @@ impl RawEncoder {
                 RawDepth::Sixteen { range } => self
                     .bytes
                     .extend(chunk.iter().flat_map(|&v| gray16(v, range).to_le_bytes())),
-                RawDepth::Float => self.bytes.extend(chunk.iter().flat_map(|v| v.to_le_bytes())),
+                RawDepth::Float => self
+                    .bytes
+                    .extend(chunk.iter().flat_map(|v| v.to_le_bytes())),
             }
             self.out.write_all(&self.bytes)?;
         }

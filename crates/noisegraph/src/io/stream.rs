@@ -79,7 +79,10 @@ impl StreamWriter {
                 }
             )));
         }
-        let channels: Vec<Channel> = channels.iter().map(|c| Channel::new(c, (0.0, 1.0))).collect();
+        let channels: Vec<Channel> = channels
+            .iter()
+            .map(|c| Channel::new(c, (0.0, 1.0)))
+            .collect();
         Self::open(path, format, size, &channels, options)
     }
 
@@ -99,7 +102,10 @@ impl StreamWriter {
             .map_err(|e| Error::InvalidRequest(format!("{}: {e}", path.display())))?;
         let [w, h, d] = size;
         let stacked = h.checked_mul(d).ok_or_else(|| {
-            Error::InvalidRequest(format!("{}: {w}x{h}x{d} is too tall for one image", path.display()))
+            Error::InvalidRequest(format!(
+                "{}: {w}x{h}x{d} is too tall for one image",
+                path.display()
+            ))
         })?;
         let (partial, file) = PartialFile::create(path)?;
         let handle = file.try_clone().map_err(io_err(path))?;
@@ -115,8 +121,11 @@ impl StreamWriter {
                 Encoder::Npy(out)
             }
             Format::Png | Format::Png16 => {
-                let pixels =
-                    PngPixels::for_channels(channels, format == Format::Png16, options.ramp.as_ref());
+                let pixels = PngPixels::for_channels(
+                    channels,
+                    format == Format::Png16,
+                    options.ramp.as_ref(),
+                );
                 let png = PngEncoder::new(file, w, stacked, pixels, options.png_compression)
                     .map_err(|e| encode_err(e.to_string()))?;
                 Encoder::Png(Box::new(png))
@@ -179,14 +188,17 @@ impl StreamWriter {
             Encoder::Npy(out) => {
                 // The samples' own bytes on little-endian machines (no copy).
                 if cfg!(target_endian = "little") {
-                    out.write_all(bytemuck::cast_slice(data)).map_err(io_err(&path))?;
+                    out.write_all(bytemuck::cast_slice(data))
+                        .map_err(io_err(&path))?;
                 } else {
                     for v in data {
                         out.write_all(&v.to_le_bytes()).map_err(io_err(&path))?;
                     }
                 }
             }
-            Encoder::Png(png) => png.write_rows(data).map_err(|e| encode_err(e.to_string()))?,
+            Encoder::Png(png) => png
+                .write_rows(data)
+                .map_err(|e| encode_err(e.to_string()))?,
             Encoder::Pulled(writer) => writer.write_rows(data).map_err(encode_err)?,
             Encoder::Raw(raw) => raw.write_rows(data).map_err(io_err(&path))?,
         }
@@ -234,7 +246,8 @@ impl StreamWriter {
         };
         match self.encoder.take().expect("writer not finished") {
             Encoder::Npy(out) => {
-                out.into_inner().map_err(|e| io_err(&path)(e.into_error()))?;
+                out.into_inner()
+                    .map_err(|e| io_err(&path)(e.into_error()))?;
             }
             Encoder::Png(png) => png.finish().map_err(|e| encode_err(e.to_string()))?,
             Encoder::Pulled(writer) => writer.finish().map_err(encode_err)?,
@@ -369,7 +382,8 @@ pub fn is_complete_with(
                 && start == header
         }
         Format::Png | Format::Png16 => {
-            let channels: Vec<Channel> = (0..channels).map(|_| Channel::field((0.0, 1.0))).collect();
+            let channels: Vec<Channel> =
+                (0..channels).map(|_| Channel::field((0.0, 1.0))).collect();
             let pixels =
                 PngPixels::for_channels(&channels, format == Format::Png16, options.ramp.as_ref());
             let (mut head, mut tail) = ([0u8; 26], [0u8; 8]);

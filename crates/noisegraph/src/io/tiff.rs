@@ -85,7 +85,10 @@ fn write_strips<W: Write + Seek, K: TiffKind>(
 /// One strip (whole rows of `width` samples): the floating-point predictor, then zlib.
 fn compress_strip(samples: &[f32], width: usize) -> std::io::Result<Vec<u8>> {
     let mut bytes = vec![0u8; samples.len() * 4];
-    for (row, out) in samples.chunks_exact(width).zip(bytes.chunks_exact_mut(width * 4)) {
+    for (row, out) in samples
+        .chunks_exact(width)
+        .zip(bytes.chunks_exact_mut(width * 4))
+    {
         // Byte planes, most significant first (the predictor's byte order is big-endian).
         for (i, v) in row.iter().enumerate() {
             for (plane, b) in v.to_be_bytes().into_iter().enumerate() {

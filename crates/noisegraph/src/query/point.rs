@@ -1,6 +1,7 @@
 //! A graph evaluated at given points: the CPU twin of the graph functions an exported WGSL
-//! module defines (`crate::export::wgsl`; their shared helpers, the remap slopes and the
-//! point-wise gradients, are in `shaders/export/point.wgsl`), and the engine of point queries
+//! module defines (`crate::export::wgsl`; the operations they call, the remaps, their slopes
+//! and the point-wise gradients, are `shaders/lib/ops.wgsl` and its twin, which the grid's
+//! stages call too), and the engine of point queries
 //! (`crate::query` runs it over chunks of points in parallel).
 //!
 //! Every node is evaluated at the same points as its users need it: a warp evaluates its
@@ -12,61 +13,19 @@
 
 use std::sync::Arc;
 
-use crate::engine::stage::{fractal_remap, FRACTAL_BILLOW, FRACTAL_RIDGED};
 use crate::error::{Error, Result};
 use crate::family::Lattice;
 use crate::graph::{
     octave_position, sample_base_axis, Displacement, GenerateStage, NoiseGraph, OctaveUniform,
     Plan, PlanOptions, StageKind, StageUniform, View, OCTAVE_SHIFT,
 };
-use crate::twin::combine::combine_op;
 use crate::twin::grad::NoiseGrad;
+use crate::twin::lib::ops::combine_op;
+use crate::twin::lib::ops::{
+    combine_op_grad, fractal_remap, fractal_remap_slope, octave_gradient, FRACTAL_BILLOW,
+    FRACTAL_RIDGED,
+};
 use crate::twin::sample::{GradSampler, PointsSampler, SamplePoint, SamplePoints, Sampler};
-
-/// The slope of `fractal_remap` at `n` (twin of `fractal_remap_slope`): 1 for fBm,
-/// -2 (1 - |n|) sign(n) for ridged, 2 sign(n) for billow, with sign(0) = +1.
-#[inline(always)]
-pub fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
-    if kind == FRACTAL_RIDGED {
-        let r = 1.0 - n.abs();
-        return if n >= 0.0 { -2.0 * r } else { 2.0 * r };
-    }
-    if kind == FRACTAL_BILLOW {
-        return if n >= 0.0 { 2.0 } else { -2.0 };
-    }
-    1.0
-}
-
-fn map4(f: impl Fn(usize) -> f32) -> [f32; 4] {
-    std::array::from_fn(f)
-}
-
-/// `combine_op` with gradients (twin of `combine_op_grad`): the value is `combine_op`'s, the
-/// gradient the operation's derivative, one-sided where it has none (see point.wgsl).
-pub fn combine_op_grad(
-    op: u32,
-    a: NoiseGrad,
-    b: NoiseGrad,
-    c: NoiseGrad,
-    k: [f32; 4],
-) -> NoiseGrad {
-    let value = combine_op(op, a.value, b.value, c.value, k);
-    let d = match op {
-        0 => map4(|i| a.d[i] + b.d[i]),
-        1 => map4(|i| a.d[i] - b.d[i]),
-        2 => map4(|i| a.d[i] * b.value + a.value * b.d[i]),
-        3 if a.value <= b.value => a.d,
-        4 if a.value >= b.value => a.d,
-        3 | 4 => b.d,
-        5 => map4(|i| a.d[i] + (b.d[i] - a.d[i]) * c.value + (b.value - a.value) * c.d[i]),
-        6 if a.value >= 0.0 => a.d,
-        6 | 7 => a.d.map(|v| -v),
-        8 if a.value >= k[0] && a.value <= k[1] => a.d,
-        9 => a.d.map(|v| v * k[0]),
-        _ => [0.0; 4],
-    };
-    NoiseGrad { value, d }
-}
 
 /// A graph compiled for evaluation at points: the unfused plan's stages, each with its
 /// samplers and per-octave numbers.
@@ -701,12 +660,14 @@ impl GeneratePoints {
                     seed: o.seed,
                     period: o.period,
                 });
-                let jacobian: [[f32; 4]; 4] = std::array::from_fn(|b| {
-                    self.displace
-                        .get(b)
-                        .map_or([0.0; 4], |&s| stage_grads[s][i])
+                // Along each position axis a, the derivatives of the displacement axes b.
+                let displaced: [[f32; 4]; 4] = std::array::from_fn(|a| {
+                    std::array::from_fn(|b| {
+                        self.displace.get(b).map_or(0.0, |&s| stage_grads[s][i][a])
+                    })
                 });
-                let dn = octave_gradient(g.d, freq, o.warp, &jacobian, !self.displace.is_empty());
+                let warped = (!self.displace.is_empty()).then_some(&displaced);
+                let dn = octave_gradient(g.d, freq, o.warp, warped);
                 let scale = o.amp * fractal_remap_slope(g.value, kind);
                 values[i] += o.amp * fractal_remap(g.value, kind);
                 for a in 0..4 {
@@ -720,30 +681,6 @@ impl GeneratePoints {
             *g = g.map(|v| v * norm);
         }
     }
-}
-
-/// d n / d p of one octave from the family's gradient `dl` with respect to `local`: `dl *
-/// freq + J (dl * warp)`, J's columns being the gradients of the displacement on each axis
-/// (twin of the generated `<name>_..._grad` octave terms).
-#[inline(always)]
-pub fn octave_gradient(
-    dl: [f32; 4],
-    freq: [f32; 4],
-    warp: [f32; 4],
-    jacobian: &[[f32; 4]; 4],
-    warped: bool,
-) -> [f32; 4] {
-    if !warped {
-        return map4(|a| dl[a] * freq[a]);
-    }
-    let w = map4(|b| dl[b] * warp[b]);
-    map4(|a| {
-        dl[a] * freq[a]
-            + (w[0] * jacobian[0][a]
-                + w[1] * jacobian[1][a]
-                + w[2] * jacobian[2][a]
-                + w[3] * jacobian[3][a])
-    })
 }
 
 /// `sum += amp * fractal_remap(n)` over a chunk (as the grid's rows add octaves).

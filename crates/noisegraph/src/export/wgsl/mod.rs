@@ -177,8 +177,9 @@ struct Module<'a> {
     no_gradient: Option<String>,
 }
 
-/// The source every exported module starts from: the library, the stage and point-wise
-/// templates' declarations (`fractal_remap`, `combine_op`) and the export helpers.
+/// The source every exported module starts from: the library (with the operations and
+/// their op codes, `lib/ops.wgsl`), the stage and point-wise templates' declarations and the
+/// precise form's lattice arithmetic.
 fn shared_source() -> String {
     let mut s = library();
     for file in ["stage.wgsl", "combine.wgsl"] {
@@ -187,10 +188,9 @@ fn shared_source() -> String {
             declarations(file)
         ));
     }
-    for file in ["export/lattice.wgsl", "export/point.wgsl"] {
-        let text = shader_file(file).unwrap_or_else(|| panic!("{file} is embedded"));
-        s.push_str(&format!("// ---- {file}\n{text}\n"));
-    }
+    let file = "export/lattice.wgsl";
+    let text = shader_file(file).unwrap_or_else(|| panic!("{file} is embedded"));
+    s.push_str(&format!("// ---- {file}\n{text}\n"));
     s
 }
 

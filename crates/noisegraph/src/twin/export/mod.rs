@@ -1,4 +1,4 @@
-//! Twins of the WGSL export's own files in `shaders/export/` (the graph functions of
-//! `shaders/export/point.wgsl` are the point-query program, `crate::query::point`).
+//! Twins of the WGSL export's own files in `shaders/export/` (the graph functions the export
+//! generates have the point-query program, `crate::query::point`, as their twin).
 
 pub mod lattice;

@@ -3,4 +3,5 @@
 pub mod fade;
 pub mod grad;
 pub mod hash;
+pub mod ops;
 pub mod turns;
