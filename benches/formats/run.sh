@@ -7,7 +7,7 @@
 #
 #   benches/formats/run.sh [ROUNDS] [SIZE...]     (default: 3 rounds, 4096 and 16384)
 #
-# Needs: a release build (cargo build --release), /usr/bin/time (apt-get install time), and
+# Needs: a release build (cargo build --release; NOISEGRAPH_BIN names another), /usr/bin/time (apt-get install time), and
 # a Python with Pillow, NumPy and OpenEXR in $NOISEGRAPH_PYTHON (default python3).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,7 +15,7 @@ rounds=${1:-3}
 shift || true
 sizes=("${@:-4096 16384}")
 read -r -a sizes <<<"${sizes[*]}"
-tool=target/release/noisegraph
+tool=${NOISEGRAPH_BIN:-target/release/noisegraph}
 python=${NOISEGRAPH_PYTHON:-python3}
 graph=examples/terrain.json
 work=${BENCH_DIR:-target/bench-formats}
@@ -39,6 +39,9 @@ declare -A cases=(
 )
 order=(npy png8 png16 png16-default exr-zip exr-piz exr-half tif r16 r32 ramp)
 writers=(pillow-png8 pillow-png16 pillow-tif openexr-zip)
+# BENCH_CASES / BENCH_WRITERS: a subset (space-separated names), e.g. for the largest size.
+read -r -a order <<<"${BENCH_CASES:-${order[*]}}"
+read -r -a writers <<<"${BENCH_WRITERS:-${writers[*]}}"
 
 measure() { # size case round command...
     local size=$1 case=$2 round=$3
@@ -62,7 +65,7 @@ for size in "${sizes[@]}"; do
         for case in "${order[@]}"; do
             read -r -a args <<<"${cases[$case]}"
             measure "$size" "$case" "$round" "$tool" bake "$graph" --size "${size}x$size" \
-                --backend cpu --normalize minmax -o "$work/${args[0]}" "${args[@]:1}"
+                --backend cpu -o "$work/${args[0]}" "${args[@]:1}"
         done
         for writer in "${writers[@]}"; do
             measure "$size" "$writer" "$round" "$python" benches/formats/writers.py \
