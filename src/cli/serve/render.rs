@@ -9,7 +9,7 @@ use std::time::Instant;
 use noisegraph::analysis::{power_spectrum, stats};
 use noisegraph::gpu::Specialize;
 use noisegraph::graph::gradient_refusal;
-use noisegraph::io::{gray8, normalize, Ramp};
+use noisegraph::io::{encode_field_with, Format, Ramp, WriteOptions};
 use noisegraph::{Error, Executor, Field, GraphIssue, NoiseGraph, Plan, RunOptions, View};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -67,6 +67,9 @@ pub struct PreviewRequest {
     /// The PNG download's colour ramp (as `bake --ramp`); grey when absent.
     #[serde(default)]
     pub ramp: Option<String>,
+    /// For `/api/export`: the file format (as `bake --format`).
+    #[serde(default)]
+    pub format: Option<String>,
 }
 
 fn default_size() -> [u32; 2] {
@@ -144,7 +147,7 @@ fn coordinates(
 
 /// Validates the request: every problem at once, each naming its node (for the graph's) and
 /// field.
-fn parse_request(
+pub fn parse_request(
     request: &PreviewRequest,
 ) -> Result<(NoiseGraph, String, View, bool), Vec<GraphIssue>> {
     let mut issues = Vec::new();
@@ -345,46 +348,38 @@ pub fn pack(preview: &Preview, generation: u64, backend: &str) -> Vec<u8> {
     out
 }
 
-/// The request's colour ramp for the PNG download; a bad one is an issue at field `ramp`.
-pub fn ramp_of(request: &PreviewRequest) -> Result<Option<Ramp>, Vec<GraphIssue>> {
-    request
+/// The request's colour ramp for the download (as `bake --ramp`, which takes an 8-bit PNG
+/// only); a bad one is an issue at field `ramp`.
+pub fn ramp_of(
+    request: &PreviewRequest,
+    format: Option<Format>,
+) -> Result<Option<Ramp>, Vec<GraphIssue>> {
+    let ramp = request
         .ramp
         .as_deref()
         .map(Ramp::parse)
         .transpose()
-        .map_err(|e| vec![issue("ramp", e.to_string())])
+        .map_err(|e| vec![issue("ramp", e.to_string())])?;
+    if ramp.is_some() {
+        let options = WriteOptions {
+            ramp: ramp.clone(),
+            ..WriteOptions::default()
+        };
+        options
+            .check(format.unwrap_or(Format::Png), 1)
+            .map_err(|e| vec![issue("ramp", e.to_string())])?;
+    }
+    Ok(ramp)
 }
 
-/// The preview as an 8-bit PNG with the pixels `bake` writes for the same view: grey, or RGB
-/// through `ramp` (as `bake --ramp`).
-pub fn png(preview: &Preview, ramp: Option<&Ramp>) -> Result<Vec<u8>, String> {
-    let field = &preview.field;
-    let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, field.width, field.height);
-    encoder.set_depth(png::BitDepth::Eight);
-    let pixels: Vec<u8> = match ramp {
-        Some(ramp) => {
-            encoder.set_color(png::ColorType::Rgb);
-            field
-                .data
-                .iter()
-                .flat_map(|&v| ramp.rgb8(normalize(v, preview.range)))
-                .collect()
-        }
-        None => {
-            encoder.set_color(png::ColorType::Grayscale);
-            field
-                .data
-                .iter()
-                .map(|&v| gray8(v, preview.range))
-                .collect()
-        }
+/// The preview as the file `bake --format FORMAT [--ramp NAME]` writes for the same view,
+/// byte for byte (PNG levels from the preview's range).
+pub fn encode(preview: &Preview, format: Format, ramp: Option<Ramp>) -> Result<Vec<u8>, String> {
+    let options = WriteOptions {
+        ramp,
+        ..WriteOptions::default()
     };
-    encoder
-        .write_header()
-        .and_then(|mut w| w.write_image_data(&pixels))
-        .map_err(|e| e.to_string())?;
-    Ok(out)
+    encode_field_with(&preview.field, format, preview.range, &options).map_err(|e| e.to_string())
 }
 
 /// Renders one request at a time (a render uses every core) and drops a waiting request

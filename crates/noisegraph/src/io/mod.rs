@@ -23,8 +23,8 @@ pub use self::npy::{read_npy, read_npy_points, write_npy};
 pub use self::png::{gray16, gray8, PngCompression};
 pub use self::ramp::Ramp;
 pub use self::stream::{
-    is_complete, is_complete_channels, is_complete_with, write_channels, write_field,
-    write_field_with, write_normal_map, StreamWriter,
+    encode_field, encode_field_with, is_complete, is_complete_channels, is_complete_with,
+    write_channels, write_field, write_field_with, write_normal_map, StreamWriter,
 };
 
 use crate::error::{Error, Result};

@@ -288,6 +288,35 @@ pub fn write_field_with(
     writer.finish()
 }
 
+/// A field encoded as [`write_field`] writes it to a file, byte for byte, returned instead
+/// (for a page that downloads a bake without a file on the server). `range` maps to the
+/// levels of PNG and `.r16`.
+pub fn encode_field(field: &Field, format: Format, range: (f32, f32)) -> Result<Vec<u8>> {
+    encode_field_with(field, format, range, &WriteOptions::default())
+}
+
+/// [`encode_field`] with encoding options. The encoders write to files (EXR and TIFF seek
+/// back to patch offsets), so the bytes go through a temporary file of this process, removed
+/// afterwards.
+pub fn encode_field_with(
+    field: &Field,
+    format: Format,
+    range: (f32, f32),
+    options: &WriteOptions,
+) -> Result<Vec<u8>> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!(
+        "noisegraph-encode-{}-{n}.{}",
+        std::process::id(),
+        format.extension()
+    ));
+    let written = write_field_with(field, &path, format, range, options)
+        .and_then(|()| std::fs::read(&path).map_err(io_err(&path)));
+    let _ = std::fs::remove_file(&path);
+    written
+}
+
 /// Writes `data` (`size` samples of `channels.len()` numbers each, channel fastest) to a
 /// multi-channel file (see [`StreamWriter::create_channels`]), atomically.
 pub fn write_channels(
