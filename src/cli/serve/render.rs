@@ -475,9 +475,9 @@ mod tests {
     fn png_download_takes_a_colour_ramp() {
         let graph: Value = serde_json::from_str(GRAPH).unwrap();
         let req = request(json!({"graph": graph, "size": [8, 4], "ramp": "magma"}));
-        let ramp = ramp_of(&req).unwrap();
+        let ramp = ramp_of(&req, None).unwrap();
         let preview = render(&Executor::Cpu, &req).unwrap();
-        let bytes = png(&preview, ramp.as_ref()).unwrap();
+        let bytes = encode(&preview, Format::Png, ramp).unwrap();
         let mut reader = ::png::Decoder::new(std::io::Cursor::new(bytes))
             .read_info()
             .unwrap();
@@ -486,9 +486,14 @@ mod tests {
         assert_eq!(reader.info().color_type, ::png::ColorType::Rgb);
         let magma = Ramp::parse("magma").unwrap();
         let v = preview.field.data[0];
-        assert_eq!(pixels[..3], magma.rgb8(normalize(v, preview.range)));
-        let bad = ramp_of(&request(json!({"graph": graph, "ramp": "#12"}))).unwrap_err();
+        assert_eq!(
+            pixels[..3],
+            magma.rgb8(noisegraph::io::normalize(v, preview.range))
+        );
+        let bad = ramp_of(&request(json!({"graph": graph, "ramp": "#12"})), None).unwrap_err();
         assert_eq!(bad[0].field, "ramp");
+        let exr = ramp_of(&req, Some(Format::Exr)).unwrap_err();
+        assert!(exr[0].message.contains("--ramp"), "{}", exr[0].message);
     }
 
     #[test]
