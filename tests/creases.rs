@@ -1,6 +1,6 @@
 //! One convention at creases, on every path. For each node kind with a crease (ridged, billow,
-//! abs, min, max, clamp) and the C0 lattice lines of a family (value noise with the linear
-//! fade), at lattice points, on lattice lines and where inputs tie, three gradients agree: a
+//! abs, min, max, clamp; pow below 1, quantize, smooth_min with k = 0, a hard select) and the
+//! C0 lattice lines of a family (value noise with the linear fade), at lattice points, on lattice lines and where inputs tie, three gradients agree: a
 //! point query's (`PointQuery`, what `noisegraph sample --gradient` runs), a one-pixel
 //! gradient bake's at the point (bit for bit), and the exported `NAME_grad` run in a user's
 //! compute shader on the GPU (lavapipe in CI; within the parity tolerance, scaled by the
@@ -90,6 +90,34 @@ fn cases() -> Vec<(&'static str, NoiseGraph)> {
             graph(
                 json!({ "id": "out", "type": "clamp", "source": "p", "min": -1, "max": 0 }),
                 &[],
+            ),
+        ),
+        (
+            "pow 0.5 (a = 0 at lattice points)",
+            graph(
+                json!({ "id": "out", "type": "pow", "source": "p", "exponent": 0.5 }),
+                &[],
+            ),
+        ),
+        (
+            "quantize (a jump at 0, at lattice points)",
+            graph(
+                json!({ "id": "out", "type": "quantize", "source": "p", "step": 0.25 }),
+                &[],
+            ),
+        ),
+        (
+            "smooth_min k 0 (tied everywhere)",
+            graph(
+                json!({ "id": "out", "type": "smooth_min", "inputs": ["p", "q"], "k": 0 }),
+                &[&q],
+            ),
+        ),
+        (
+            "select hard (control 0 at lattice points)",
+            graph(
+                json!({ "id": "out", "type": "select", "inputs": ["q", "zero", "p"] }),
+                &[&q, &zero],
             ),
         ),
         (
@@ -266,7 +294,7 @@ fn point_queries_and_one_pixel_bakes_agree_at_creases() {
         }
         // At lattice points Perlin is 0: ridged, billow and abs have slope 0 there
         // (sign(0) = 0); min / max / clamp pass `a`'s gradient on a tie and p's within the
-        // bounds, bounds included.
+        // bounds, bounds included; smooth_min with k = 0 the mean of its tied inputs'.
         let lattice: Vec<&[f32; 3]> = POINTS
             .iter()
             .zip(&queried)
@@ -278,6 +306,12 @@ fn point_queries_and_one_pixel_bakes_agree_at_creases() {
             // max's first input is the constant: on the tie its gradient, 0, is taken.
             match name {
                 "ridged" | "billow" | "abs" => assert!(flat, "{name}: {q:?}"),
+                // pow below 1 takes slope 0 at a = 0, quantize is flat everywhere, a hard
+                // select takes b (the constant) where the control (p) is at the threshold.
+                n if n.starts_with("pow") || n.starts_with("quantize") => {
+                    assert!(flat, "{name}: {q:?}")
+                }
+                n if n.starts_with("select hard") => assert!(flat, "{name}: b's gradient ({q:?})"),
                 n if n.starts_with("max (ties with 0") => {
                     assert!(flat, "{name}: a's gradient ({q:?})")
                 }

@@ -1,16 +1,17 @@
 """The Python noise libraries users pick today against noisegraph, on one workload:
 8-octave Perlin fBm (lacunarity 2, gain 0.5) at 1/64 lattice cell per pixel, float32 out.
 
-    python benches/python/compare.py [--size 2048] [--rounds 5] [--dask 16384]
+    python benches/python/compare.py [--size 2048] [--rounds 5] [--dask 16384] [--dask-rounds 3]
 
 Libraries that are not installed are skipped (pip install pyfastnoiselite tcod vnoise noise
 opensimplex). Each figure is the median of --rounds runs of the whole workload, in the same
 process, interleaved library by library; the slowest libraries (per-point calls, numpy
 without numba) run on a band of rows of the image (--slow-rows) and are reported per sample.
 With --dask N, also bakes an N x N view on a dask.distributed LocalCluster of 1 and of 2
-worker processes (chunks of 2048 x 2048, one thread per worker and the cores split between
-the workers' bakes) and reports throughput and peak memory per worker. Prints a Markdown
-table.
+worker processes (chunks of --chunk pixels square, one Dask thread per worker and the cores
+split between the workers' bakes: threads=cores // workers), reduced on the workers and
+written to Zarr ($BENCH_ZARR_DIR, else the temporary folder), and reports the medians of
+--dask-rounds rounds and the workers' peak memory. Prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -134,9 +135,14 @@ def median_seconds(run: Callable[[], np.ndarray], rounds: int) -> float:
     return statistics.median(times)
 
 
-def dask_rows(size: int, chunk: int) -> list[str]:
+def worker_peak_mib() -> float:
+    """This process's peak resident memory (run on each worker)."""
     import resource
 
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def dask_rows(size: int, chunk: int, rounds: int) -> list[str]:
     import distributed
 
     import noisegraph
@@ -152,22 +158,27 @@ def dask_rows(size: int, chunk: int) -> list[str]:
                 distributed.Client(cluster) as client:
             lazy = noisegraph.dask.bake(graph, (size, size), (chunk, chunk), backend="cpu",
                                         threads=threads)
-            # Warm the workers (import, first bake), then time the whole view.
+            # The workers' peak with the package imported, before any bake; then warm them.
+            client.run(lambda: __import__("noisegraph"))
+            idle = max(client.run(worker_peak_mib).values())
             noisegraph.dask.bake(graph, (chunk, chunk), chunk, threads=threads).sum().compute()
-            start = time.perf_counter()
-            lazy.map_blocks(lambda b: np.array([[b.sum()]]), chunks=(1, 1)).compute()
-            baked = time.perf_counter() - start
-            with tempfile.TemporaryDirectory() as folder:
+            computes, writes = [], []
+            for _ in range(rounds):
+                # Each chunk reduced on its worker: only the sums travel.
                 start = time.perf_counter()
-                lazy.to_zarr(os.path.join(folder, "bake.zarr"))
-                zarr_seconds = time.perf_counter() - start
-            peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-        peak = max(peaks.values()) / 1024
+                lazy.map_blocks(lambda b: np.array([[b.sum()]]), chunks=(1, 1)).compute()
+                computes.append(time.perf_counter() - start)
+                with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_ZARR_DIR")) as folder:
+                    start = time.perf_counter()
+                    lazy.to_zarr(os.path.join(folder, "bake.zarr"))
+                    writes.append(time.perf_counter() - start)
+            peak = max(client.run(worker_peak_mib).values())
+        baked, written = statistics.median(computes), statistics.median(writes)
         samples = size * size
         rows.append(
             f"| {size}² in {chunk}² chunks, {workers} worker process(es) x {threads} thread(s) "
-            f"| {baked:.2f} | {samples / baked / 1e6:.1f} | {zarr_seconds:.2f} | "
-            f"{samples / zarr_seconds / 1e6:.1f} | {peak:.0f} |"
+            f"| {baked:.2f} | {samples / baked / 1e6:.1f} | {written:.2f} | "
+            f"{samples / written / 1e6:.1f} | {peak:.0f} ({idle:.0f} before baking) |"
         )
     return rows
 
@@ -180,6 +191,8 @@ def main() -> None:
                         help="rows baked by the per-point and pure-numpy libraries")
     parser.add_argument("--dask", type=int, default=0, help="side of the Dask bake (0: none)")
     parser.add_argument("--chunk", type=int, default=2048)
+    parser.add_argument("--dask-rounds", type=int, default=3)
+    parser.add_argument("--dask-only", action="store_true", help="skip the libraries' table")
     args = parser.parse_args()
     n = args.size
     libraries = [
@@ -194,37 +207,41 @@ def main() -> None:
         ("noisegraph.bake(threads=1)", "noisegraph",
          lambda h, w: noisegraph_bake(h, w, threads=1), n),
     ]
+    if args.dask_only:
+        libraries = []
     runs = [(label, make(rows, n)) for label, module, make, rows in libraries if installed(module)]
     skipped = [label for label, module, *_ in libraries if not installed(module)]
     timings: dict[str, list[float]] = {label: [] for label, _ in runs}
+    load_start = os.getloadavg()[0]
     samples = {label: run().size for label, run in runs}  # warm up and count
     for _ in range(args.rounds):
         for label, run in runs:
-            slow = samples[label] < n * n
-            if slow and len(timings[label]) >= 1:
-                continue  # one round is enough for a minutes-long library
             timings[label].append(median_seconds(run, 1))
-    base = None
-    print(f"8-octave Perlin fBm at 1/64 cell per pixel, {n}x{n}, float32, "
-          f"{os.cpu_count()} cores, median of {args.rounds} rounds\n")
-    print("| library | ms (whole image) | Msamples/s | vs pyfastnoiselite |")
-    print("|---|---:|---:|---:|")
-    for label, _ in runs:
-        seconds = statistics.median(timings[label])
-        rate = samples[label] / seconds / 1e6
-        base = rate if label.startswith("pyfastnoiselite") else base
-        whole = n * n / (rate * 1e6) * 1e3
-        ratio = f"{rate / base:.2f}x" if base else "-"
-        note = "" if samples[label] == n * n else f" ({samples[label]} samples timed)"
-        print(f"| {label}{note} | {whole:.1f} | {rate:.2f} | {ratio} |")
-    for label in skipped:
-        print(f"| {label} | not installed | | |")
+    if runs:
+        base = None
+        print(f"8-octave Perlin fBm at 1/64 cell per pixel, {n}x{n}, float32, "
+              f"{os.cpu_count()} cores, median of {args.rounds} rounds\n")
+        print("| library | ms (whole image) | Msamples/s | vs pyfastnoiselite |")
+        print("|---|---:|---:|---:|")
+        for label, _ in runs:
+            seconds = statistics.median(timings[label])
+            rate = samples[label] / seconds / 1e6
+            base = rate if label.startswith("pyfastnoiselite") else base
+            whole = n * n / (rate * 1e6) * 1e3
+            ratio = f"{rate / base:.2f}x" if base else "-"
+            note = "" if samples[label] == n * n else f" ({samples[label]} samples timed)"
+            print(f"| {label}{note} | {whole:.1f} | {rate:.2f} | {ratio} |")
+        for label in skipped:
+            print(f"| {label} | not installed | | |")
     if args.dask:
-        print(f"\nDask: {args.dask}² bake, chunks of {args.chunk}², median of one run each\n")
-        print("| bake | compute s | Msamples/s | to_zarr s | Msamples/s | peak RSS per worker MiB |")
+        print(f"\nDask: {args.dask}² bake, chunks of {args.chunk}², median of "
+              f"{args.dask_rounds} rounds\n")
+        print("| bake | compute s | Msamples/s | to_zarr s | Msamples/s | "
+              "peak RSS per worker, MiB |")
         print("|---|---:|---:|---:|---:|---:|")
-        for row in dask_rows(args.dask, args.chunk):
+        for row in dask_rows(args.dask, args.chunk, args.dask_rounds):
             print(row)
+    print(f"\nload average (1 min): {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":

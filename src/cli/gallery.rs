@@ -160,7 +160,61 @@ pub fn panels() -> Vec<Panel> {
             nodes,
         });
     }
+    out.extend(remap_and_blend_panels());
     out
+}
+
+/// The remaps and blends (issue 31), on fBm of Perlin and on simplex.
+fn remap_and_blend_panels() -> Vec<Panel> {
+    let sources = || {
+        vec![
+            family_node("base", "perlin"),
+            json!({ "id": "f", "type": "fbm", "source": "base", "octaves": 5 }),
+            json!({ "id": "other", "type": "simplex", "frequency": 3.0, "seed_offset": 5 }),
+            json!({ "id": "mask", "type": "value", "frequency": 2.0, "seed_offset": 9 }),
+        ]
+    };
+    [
+        (
+            "pow 0.4 fbm",
+            json!({ "type": "pow", "source": "f", "exponent": 0.4 }),
+        ),
+        (
+            "smoothstep fbm",
+            json!({ "type": "smoothstep", "source": "f", "low": -0.2, "high": 0.2 }),
+        ),
+        (
+            "quantize fbm",
+            json!({ "type": "quantize", "source": "f", "step": 0.15 }),
+        ),
+        (
+            "terrace fbm",
+            json!({ "type": "terrace", "source": "f", "step": 0.15, "smoothness": 0.3 }),
+        ),
+        (
+            "smooth_min",
+            json!({ "type": "smooth_min", "inputs": ["f", "other"], "k": 0.4 }),
+        ),
+        (
+            "smooth_max",
+            json!({ "type": "smooth_max", "inputs": ["f", "other"], "k": 0.4 }),
+        ),
+        (
+            "select by value",
+            json!({ "type": "select", "inputs": ["f", "other", "mask"], "falloff": 0.1 }),
+        ),
+    ]
+    .into_iter()
+    .map(|(label, mut node)| {
+        node["id"] = json!("out");
+        let mut nodes = sources();
+        nodes.push(node);
+        Panel {
+            label: label.into(),
+            nodes,
+        }
+    })
+    .collect()
 }
 
 pub fn run(args: GalleryArgs) -> Result<(), Failure> {

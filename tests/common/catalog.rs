@@ -114,6 +114,56 @@ pub fn variants() -> Vec<CatalogGraph> {
             {"id": "f", "type": "neg", "source": "b"},
             {"id": "out", "type": "max", "inputs": ["e", "f"]}]}),
     ));
+    out.extend(remaps_and_blends());
+    out
+}
+
+/// The remaps and blends (`pow`, `smoothstep`, `quantize`, `terrace`, `smooth_min`,
+/// `smooth_max`, `select`), smooth and creased settings.
+fn remaps_and_blends() -> Vec<CatalogGraph> {
+    let sources = || {
+        vec![
+            json!({"id": "p", "type": "perlin", "frequency": 3.0}),
+            json!({"id": "a", "type": "fbm", "source": "p", "octaves": 3}),
+            json!({"id": "b", "type": "simplex", "frequency": 2.5, "seed_offset": 3}),
+            json!({"id": "c", "type": "value", "frequency": 2.0, "seed_offset": 5}),
+        ]
+    };
+    let mut out = Vec::new();
+    for (label, ops) in [
+        (
+            "remaps pow, smoothstep, terrace",
+            vec![
+                json!({"id": "pw", "type": "pow", "source": "a", "exponent": 3.0}),
+                json!({"id": "ss", "type": "smoothstep", "source": "b", "low": -0.5, "high": 0.6}),
+                json!({"id": "t", "type": "terrace", "source": "pw", "step": 0.1, "smoothness": 0.4}),
+                json!({"id": "out", "type": "add", "inputs": ["t", "ss"]}),
+            ],
+        ),
+        (
+            "blends smooth_min, smooth_max, select",
+            vec![
+                json!({"id": "lo", "type": "smooth_min", "inputs": ["a", "b"], "k": 0.3}),
+                json!({"id": "hi", "type": "smooth_max", "inputs": ["a", "b"], "k": 0.2}),
+                json!({"id": "out", "type": "select", "inputs": ["lo", "hi", "c"], "threshold": 0.1, "falloff": 0.2}),
+            ],
+        ),
+        (
+            "creased quantize, pow 0.5, hard select",
+            vec![
+                json!({"id": "q", "type": "quantize", "source": "b", "step": 0.25}),
+                json!({"id": "pw", "type": "pow", "source": "a", "exponent": 0.5}),
+                json!({"id": "out", "type": "select", "inputs": ["q", "pw", "c"], "threshold": -0.2}),
+            ],
+        ),
+    ] {
+        let mut nodes = sources();
+        nodes.extend(ops);
+        out.push(parse(
+            label,
+            json!({"seed": 13, "output": "out", "nodes": nodes}),
+        ));
+    }
     out
 }
 

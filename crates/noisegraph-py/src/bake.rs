@@ -382,6 +382,21 @@ fn bands(region: &View, max_side: Option<u32>) -> Vec<Band> {
     bands
 }
 
+/// The bands (offset, size; both x, y, z) that a bake of a region of `size` pixels (x, y, z)
+/// is cut into, `max_side` being a GPU's texture limit (`None`: the CPU path). For the test
+/// suite (`tests/test_bake.py`), which checks that they cover every pixel once and stay
+/// within `_BAND_SAMPLES`.
+#[pyfunction(name = "_bands_for_tests")]
+#[pyo3(signature = (size, max_side=None))]
+pub fn bands_for_tests(size: [u32; 3], max_side: Option<u32>) -> Vec<([u32; 3], [u32; 3])> {
+    let mut region = View::image(1, 1);
+    region.size = size;
+    bands(&region, max_side)
+        .into_iter()
+        .map(|band| (band.offset, band.size))
+        .collect()
+}
+
 /// Checks `out=`: a writeable, C-contiguous float32 numpy array of exactly `shape`.
 fn out_array<'py>(
     py: Python<'py>,
@@ -436,49 +451,5 @@ pub fn show_shape(shape: &[usize]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn covered(region: &View, bands: &[Band]) -> Vec<u8> {
-        let [w, h, d] = region.size.map(|s| s as usize);
-        let mut seen = vec![0u8; w * h * d];
-        for b in bands {
-            for z in b.offset[2]..b.offset[2] + b.size[2] {
-                for y in b.offset[1]..b.offset[1] + b.size[1] {
-                    for x in b.offset[0]..b.offset[0] + b.size[0] {
-                        seen[(z as usize * h + y as usize) * w + x as usize] += 1;
-                    }
-                }
-            }
-        }
-        seen
-    }
-
-    #[test]
-    fn bands_cover_every_pixel_once_and_stay_small() {
-        let cases = [
-            (View::image(4096, 1000), None),
-            (View::image(3000, 777), Some(1024)),
-            (View::volume(64, 64, 300), None),
-            (View::volume(2048, 700, 3), None),
-            (View::image(5, 3), None),
-        ];
-        for (region, max) in cases {
-            let bands = bands(&region, max);
-            assert!(
-                covered(&region, &bands).iter().all(|&c| c == 1),
-                "{region:?}"
-            );
-            for b in &bands {
-                let samples: u64 = b.size.iter().map(|&s| s as u64).product();
-                assert!(samples <= BAND_SAMPLES.max(region.size[0] as u64), "{b:?}");
-                assert!(b.size[0] <= max.unwrap_or(u32::MAX));
-            }
-        }
-        assert_eq!(bands(&View::image(5, 3), None).len(), 1);
     }
 }

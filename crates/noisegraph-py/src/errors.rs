@@ -88,8 +88,8 @@ impl From<Panicked> for PyErr {
 
 /// Panics inside the guard every entry point uses, so that the test suite can check that a
 /// panic arrives as a `RuntimeError` (not an abort, nor a `BaseException`).
-#[pyfunction]
-pub fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+#[pyfunction(name = "_panic_for_tests")]
+pub fn panic_for_tests(py: Python<'_>) -> PyResult<()> {
     py.detach(|| guarded(|| panic!("panic requested by _panic_for_tests")))?;
     Ok(())
 }

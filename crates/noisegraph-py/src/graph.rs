@@ -46,6 +46,13 @@ impl Graph {
         })
     }
 
+    /// A graph from a dict in the JSON format (the same as `Graph(spec)`).
+    #[staticmethod]
+    #[pyo3(signature = (spec))]
+    fn from_dict(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Self::new(py, spec)
+    }
+
     /// A graph from a JSON string.
     #[staticmethod]
     #[pyo3(signature = (text))]

@@ -27,13 +27,16 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bake::bake_tile, m)?)?;
     m.add_function(wrap_pyfunction!(bake::pixel_coordinates, m)?)?;
     m.add_function(wrap_pyfunction!(sample::sample, m)?)?;
-    m.add_function(wrap_pyfunction!(tools::wgsl, m)?)?;
+    m.add_function(wrap_pyfunction!(tools::wgsl_fields, m)?)?;
     m.add_function(wrap_pyfunction!(tools::presets, m)?)?;
+    m.add_function(wrap_pyfunction!(tools::schema, m)?)?;
     m.add_function(wrap_pyfunction!(tools::parity, m)?)?;
     m.add_function(wrap_pyfunction!(tools::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(tools::info, m)?)?;
     m.add_function(wrap_pyfunction!(threads::set_threads, m)?)?;
     m.add_function(wrap_pyfunction!(threads::get_threads, m)?)?;
-    m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::panic_for_tests, m)?)?;
+    m.add("_BAND_SAMPLES", bake::BAND_SAMPLES)?;
+    m.add_function(wrap_pyfunction!(bake::bands_for_tests, m)?)?;
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! The tool's other commands as functions: `wgsl`, `presets`, `parity`, `analyze`, `info`.
+//! The tool's other commands as functions: `wgsl` (its fields; `noisegraph/_wgsl.py` makes the
+//! result), `presets`, `schema`, `parity`, `analyze`, `info`.
 
 use noisegraph::analysis::{power_spectrum, stats};
 use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
@@ -17,16 +18,12 @@ use crate::bake::show_shape;
 use crate::errors::{bad_type, bad_value, guarded, to_py};
 use crate::graph::{graph_arg, type_name};
 
-/// `node` (the graph's output when `None`) as one self-contained WGSL module for your own
-/// shaders, as `noisegraph wgsl` writes it. Returns a dict: `source` (the module: `fn
-/// NAME(p) -> f32`, `NAME_precise(cell, local)` and, when the node has a gradient,
-/// `NAME_grad(p)`), `name`, `node`, `dims` (the functions take vecN<f32>), `no_gradient`
-/// (why `NAME_grad` is missing, or None), `tables` (a float32 array to bind as a read-only
-/// storage buffer when the module's tables are too large to inline, else None) and
-/// `table_binding` ((group, binding) of that buffer, or None).
-#[pyfunction]
+/// The fields of `noisegraph.wgsl`'s result (`noisegraph/_wgsl.py` wraps them): `source`,
+/// `name`, `node`, `dims`, `no_gradient`, `tables` (a float32 array or None) and
+/// `table_binding` ((group, binding) or None).
+#[pyfunction(name = "_wgsl")]
 #[pyo3(signature = (graph, *, node=None, name="noise", table_binding=(0, 0)))]
-pub fn wgsl<'py>(
+pub fn wgsl_fields<'py>(
     py: Python<'py>,
     graph: &Bound<'py, PyAny>,
     node: Option<String>,
@@ -72,12 +69,27 @@ pub fn presets(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(dict)
 }
 
+/// The node schema: every node kind of the graph format, as the engine declares it once
+/// (`noisegraph::graph::schema`, what `noisegraph serve` gives its page). A dict whose
+/// `nodes` lists one dict per kind in the README's order (families, fractals, warp,
+/// point-wise operations): `type` (the JSON `type`), `category` (`"family"`, `"fractal"`,
+/// `"warp"` or `"pointwise"`), `summary`, `inputs` (`name`, `of`, `count`, `doc`), `fields`
+/// (`name`, `kind`, `doc`, and where they apply `default`, `min`, `max`, `options`,
+/// `required`...), `dims` (how its dimension follows) and `gradient`.
+#[pyfunction]
+pub fn schema(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let text = serde_json::to_string(noisegraph::graph::schema())
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    py.import("json")?.call_method1("loads", (text,))
+}
+
 /// Runs every stage of `node` (the graph's output when `None`; unfused, one stage per node)
 /// on the GPU and on the CPU reference path over a view of `shape` ((H, W) or (D, H, W)) and
-/// compares them, as `noisegraph parity` does (`shape` defaults to (256, 256)). Returns one dict per stage: `node`, `family`,
-/// `max_abs` (largest absolute difference), `over` (pixels over the tolerance), `total`,
-/// `allowed_fraction` and `passed`. Needs a GPU adapter (`RuntimeError` without one); the
-/// tolerance is `noisegraph.PARITY_TOLERANCE`.
+/// compares them, as `noisegraph parity` does (`shape` defaults to (256, 256)). Returns one
+/// dict per stage: `node`, `family`, `max_abs` (largest absolute difference), `tolerance`
+/// (the stage's: `noisegraph.PARITY_TOLERANCE`, more for a warp), `over` (pixels over it),
+/// `total`, `allowed_fraction` and `passed`. Needs a GPU adapter (`RuntimeError` without
+/// one).
 #[pyfunction]
 #[pyo3(signature = (graph, shape=None, *, node=None))]
 pub fn parity<'py>(
@@ -105,6 +117,7 @@ pub fn parity<'py>(
             dict.set_item("node", &r.node)?;
             dict.set_item("family", &r.family)?;
             dict.set_item("max_abs", r.max_abs)?;
+            dict.set_item("tolerance", r.tolerance)?;
             dict.set_item("over", r.over)?;
             dict.set_item("total", r.total)?;
             dict.set_item("allowed_fraction", r.allowed_fraction)?;

@@ -248,3 +248,29 @@ def test_pixel_coordinates_are_the_bakes_positions(graph) -> None:
     points = np.stack([xx.ravel(), yy.ravel()], axis=1)
     values = noisegraph.sample(graph, points, backend="cpu")
     assert np.abs(values - field.ravel()).max() < 2.5e-4
+
+
+@pytest.mark.parametrize("size, max_side", [
+    ((4096, 1000, 1), None), ((3000, 777, 1), 1024), ((64, 64, 300), None),
+    ((2048, 700, 3), None), ((5, 3, 1), None), ((1, 1, 1), None), ((3000, 2, 1), 1000),
+])
+def test_bands_cover_every_pixel_once_and_stay_small(size, max_side) -> None:
+    """The bands a bake runs in, between its signal checks (bake.rs)."""
+    w, h, d = size
+    seen = np.zeros((d, h, w), np.uint8)
+    bands = noisegraph._native._bands_for_tests(size, max_side)
+    for (x0, y0, z0), (bw, bh, bd) in bands:
+        seen[z0:z0 + bd, y0:y0 + bh, x0:x0 + bw] += 1
+        assert bw * bh * bd <= max(noisegraph._native._BAND_SAMPLES, w)
+        assert bw <= (max_side or w) and bh <= (max_side or h)
+    assert (seen == 1).all()
+    if w * h * d <= noisegraph._native._BAND_SAMPLES and max_side is None:
+        assert len(bands) == 1, "a small bake is one band: the engine's buffer is the array"
+
+
+def test_the_result_is_the_engines_buffer_not_a_copy(graph) -> None:
+    for shape in [(64, 64), BANDED]:
+        result = noisegraph.bake(graph, shape, backend="cpu")
+        # Owned by the Rust buffer it was baked into (no numpy array below it to copy from).
+        assert not isinstance(result.base, np.ndarray) and result.base is not None
+        assert result.flags.c_contiguous and result.flags.writeable and result.flags.aligned

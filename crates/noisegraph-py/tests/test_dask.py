@@ -8,11 +8,15 @@ from pathlib import Path
 
 import dask
 import dask.array as da
+import distributed
 import numpy as np
 import pytest
+import xarray as xr
+import zarr
 
 import noisegraph
 import noisegraph.dask
+import noisegraph.xarray
 from conftest import fbm_graph
 
 
@@ -60,8 +64,6 @@ def test_the_task_graph_pickles_and_names_are_deterministic(graph) -> None:
 
 
 def test_worker_processes_bake_into_zarr_without_gathering(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
-    zarr = pytest.importorskip("zarr")
     graph = noisegraph.Graph(fbm_graph(seed=11))
     shape, chunks = (512, 768), (128, 256)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -85,8 +87,6 @@ def test_worker_processes_bake_into_zarr_without_gathering(tmp_path: Path) -> No
 
 
 def test_xarray_coordinates_are_view_units(graph) -> None:
-    xr = pytest.importorskip("xarray")
-    import noisegraph.xarray
 
     arr = noisegraph.xarray.bake(graph, (6, 8), origin=(1.0, 2.0), extent=(3.0, 4.0),
                                  backend="cpu")
@@ -103,3 +103,32 @@ def test_xarray_coordinates_are_view_units(graph) -> None:
     assert isinstance(lazy.data, da.Array)
     assert np.array_equal(lazy.values, noisegraph.bake(graph, (3, 6, 8), node="fbm3",
                                                        output="gradient", backend="cpu"))
+
+
+def test_the_readmes_cluster_example_runs_smaller(tmp_path: Path) -> None:
+    """The README's 65536² example, as written there but at 512 x 768 in 128 x 256 chunks."""
+    import re
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    readme = (REPO / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    [example] = [b for b in blocks if "(65536, 65536), (4096, 4096)" in b]
+    small = (example.replace("(65536, 65536), (4096, 4096)", "(512, 768), (128, 256)")
+             .replace("30000:30008", "300:308"))
+    assert small != example
+    script = tmp_path / "example.py"
+    script.write_text(small)
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    graph = noisegraph.Graph.preset("terrain")
+    expected = noisegraph.bake(graph, (512, 768), extent=(64.0, 64.0), backend="cpu")
+    stored = zarr.open_array(str(tmp_path / "terrain.zarr"), mode="r")
+    assert stored.chunks == (128, 256)
+    assert np.array_equal(stored[:], expected)
+    printed = np.array([float(v) for v in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", result.stdout)])
+    assert printed.size == 64
+    assert np.allclose(printed, expected[300:308, 300:308].ravel(), rtol=1e-6, atol=1e-7)

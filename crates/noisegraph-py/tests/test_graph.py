@@ -22,6 +22,7 @@ def test_a_dict_its_json_and_its_file_give_the_same_graph(tmp_path: Path) -> Non
     path = tmp_path / "g.json"
     path.write_text(json.dumps(spec))
     assert from_dict == from_json == noisegraph.Graph.load(path)
+    assert noisegraph.Graph.from_dict(spec) == from_dict
     assert noisegraph.Graph.load(str(path)) == from_dict
     assert from_dict.seed == 7 and from_dict.output == "fbm"
     assert from_dict.node_ids == [n["id"] for n in spec["nodes"]]
@@ -147,3 +148,58 @@ def test_the_version_is_the_crates() -> None:
     assert workspace_version, "the workspace declares the version"
     assert noisegraph.__version__ == workspace_version.group(1)
     assert noisegraph.info()["version"] == noisegraph.__version__
+
+
+def test_the_schema_is_the_engines_and_the_package_reads_kinds_from_it(tool) -> None:
+    nodes = noisegraph.schema()["nodes"]
+    types = [n["type"] for n in nodes]
+    assert types == noisegraph.node_types()
+    assert set(noisegraph.node_types("fractal")) <= set(types)
+    assert {n["category"] for n in nodes} == {"family", "fractal", "warp", "pointwise"}
+    # The README's node tables are generated from the same schema: every kind is in it.
+    readme = (REPO / "README.md").read_text()
+    for name in types:
+        assert f"`{name}`" in readme, name
+    # Every kind parses: a node of each, given its inputs and required fields.
+    for node in nodes:
+        spec: dict = {"id": "n", "type": node["type"]}
+        for field in node["fields"]:
+            if field.get("required"):
+                spec[field["name"]] = [0.0, 1.0]
+        for inp in node["inputs"]:
+            if inp["count"] == "one":
+                spec[inp["name"]] = "base"
+            elif inp["count"] == "per_source_axis":
+                spec[inp["name"]] = ["base", "base"]
+            else:
+                spec[inp["name"]] = ["base"] * inp["count"]["list"]
+        graph = noisegraph.Graph({"seed": 1, "output": "n", "nodes": [
+            {"id": "base", "type": "perlin"}, spec]})
+        assert graph.to_dict()["nodes"][1]["type"] == node["type"]
+    with pytest.raises(ValueError, match="category: unknown category 'noise'"):
+        noisegraph.node_types("noise")
+
+
+def test_the_builders_setters_and_methods_follow_the_schema() -> None:
+    fields = {f["name"] for n in noisegraph.schema()["nodes"] for f in n["fields"]}
+    setters = [name for name in vars(noisegraph.NodeBuilder)
+               if not name.startswith("_") and name != "set"]
+    assert setters and all(name in fields for name in setters), set(setters) - fields
+    b = noisegraph.GraphBuilder(seed=3)
+    b.node("a", "perlin")
+    b.node("t", "value")
+    for kind in noisegraph.node_types("fractal"):
+        b.fractal(kind, kind, "a").octaves(2)
+    with pytest.raises(ValueError, match="kind: 'perlin' is not a fractal node type.*fbm"):
+        b.fractal("x", "perlin", "a")
+    with pytest.raises(ValueError, match="op: 'perlin' is not a point-wise node type.*add"):
+        b.pointwise("x", "perlin", ["a"])
+    b.pointwise("m", "mix", ["a", "fbm", "t"])
+    b.pointwise("c", "constant", value=0.5)
+    b.pointwise("r", "remap", ["m"], **{"from": [-1, 1], "to": [0, 1]})
+    spec = b.output("r").to_dict()
+    by_id = {n["id"]: n for n in spec["nodes"]}
+    assert by_id["m"]["inputs"] == ["a", "fbm", "t"]
+    assert by_id["r"]["source"] == "m" and "inputs" not in by_id["r"]
+    assert "source" not in by_id["c"] and "inputs" not in by_id["c"]
+    assert b.build().node_ids == list(by_id)

@@ -18,6 +18,8 @@ coordinates in view units.
 
 from ._builder import GraphBuilder, NodeBuilder
 from ._errors import GraphError, Problem
+from ._schema import node_types
+from ._wgsl import WgslModule, wgsl
 from ._native import (
     MAX_SIDE,
     PARITY_TOLERANCE,
@@ -32,8 +34,8 @@ from ._native import (
     pixel_coordinates,
     presets,
     sample,
+    schema,
     set_threads,
-    wgsl,
 )
 
 __all__ = [
@@ -50,10 +52,13 @@ __all__ = [
     "bake_tile",
     "get_threads",
     "info",
+    "node_types",
     "parity",
     "pixel_coordinates",
     "presets",
     "sample",
+    "schema",
     "set_threads",
+    "WgslModule",
     "wgsl",
 ]

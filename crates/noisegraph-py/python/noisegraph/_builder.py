@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ._native import Graph
+from ._schema import node_schema, node_types
 
 
 class NodeBuilder:
@@ -85,7 +86,9 @@ class GraphBuilder:
         self._nodes: list[dict[str, Any]] = []
 
     def node(self, id: str, type: str, **fields: Any) -> NodeBuilder:
-        """Adds a node of any ``type`` (a family name, ``fbm``, ``warp``, ``add``...)."""
+        """Adds a node of any ``type`` (:func:`noisegraph.node_types` lists them: families,
+        fractals, ``warp``, point-wise operations); an unknown type is reported by
+        :meth:`build` with the rest."""
         node: dict[str, Any] = {"id": id, "type": type}
         self._nodes.append(node)
         builder = NodeBuilder(node)
@@ -94,7 +97,11 @@ class GraphBuilder:
         return builder
 
     def fractal(self, id: str, kind: str, source: str, **fields: Any) -> NodeBuilder:
-        """Adds a fractal node (``fbm``, ``ridged`` or ``billow``) over a family node."""
+        """Adds a fractal node over a family node; ``kind`` is one of
+        ``node_types("fractal")``, anything else raises ``ValueError`` naming ``kind``."""
+        kinds = node_types("fractal")
+        if kind not in kinds:
+            raise ValueError(f"kind: '{kind}' is not a fractal node type ({', '.join(kinds)})")
         return self.node(id, kind, **fields).set("source", source)
 
     def warp(
@@ -108,14 +115,26 @@ class GraphBuilder:
             .set("amplitude", amplitude)
         )
 
-    def pointwise(self, id: str, op: str, inputs: Sequence[str], **fields: Any) -> NodeBuilder:
-        """Adds a point-wise node; one input goes in ``source``, several in ``inputs``."""
+    def pointwise(
+        self, id: str, op: str, inputs: Sequence[str] = (), **fields: Any
+    ) -> NodeBuilder:
+        """Adds a point-wise node: ``op`` is one of ``node_types("pointwise")`` (anything
+        else raises ``ValueError`` naming ``op``), ``inputs`` its input nodes in order, which
+        go where the schema puts them (``source`` for one, ``inputs`` for several, none for
+        ``constant``)."""
+        if op not in node_types("pointwise"):
+            raise ValueError(
+                f"op: '{op}' is not a point-wise node type ({', '.join(node_types('pointwise'))})"
+            )
         node = self.node(id, op, **fields)
-        if len(inputs) == 1:
-            return node.set("source", inputs[0])
-        if inputs:
-            return node.set("inputs", list(inputs))
-        return node
+        declared = node_schema(op)["inputs"]
+        if not declared and not inputs:
+            return node
+        if declared and declared[0]["count"] == "one" and len(inputs) == 1:
+            return node.set(declared[0]["name"], inputs[0])
+        # A list (or a count the schema does not take: build() reports it by name).
+        name = declared[0]["name"] if declared else "inputs"
+        return node.set(name, list(inputs))
 
     def output(self, id: str) -> GraphBuilder:
         """The node baked by default."""

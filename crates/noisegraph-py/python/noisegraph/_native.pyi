@@ -12,6 +12,8 @@ __all__ = [
     "MAX_SIDE",
     "PARITY_TOLERANCE",
     "__version__",
+    "_BAND_SAMPLES",
+    "_bands_for_tests",
     "_panic_for_tests",
     "analyze",
     "bake",
@@ -22,13 +24,15 @@ __all__ = [
     "pixel_coordinates",
     "presets",
     "sample",
+    "schema",
     "set_threads",
-    "wgsl",
+    "_wgsl",
 ]
 
 __version__: str
 PARITY_TOLERANCE: float
 MAX_SIDE: int
+_BAND_SAMPLES: int
 
 _Output = Literal["value", "gradient", "curl"]
 _BackendName = Literal["auto", "cpu", "gpu"]
@@ -40,6 +44,8 @@ class Graph:
     """A validated noise graph."""
 
     def __new__(cls, spec: dict[str, Any]) -> Graph: ...
+    @staticmethod
+    def from_dict(spec: dict[str, Any]) -> Graph: ...
     @staticmethod
     def from_json(text: str) -> Graph: ...
     @staticmethod
@@ -101,7 +107,7 @@ def sample(
     threads: int | None = None,
 ) -> _F32Array: ...
 
-class _WgslModule(TypedDict):
+class _WgslFields(TypedDict):
     source: str
     name: str
     node: str
@@ -110,19 +116,21 @@ class _WgslModule(TypedDict):
     tables: _F32Array | None
     table_binding: tuple[int, int] | None
 
-def wgsl(
+def _wgsl(
     graph: _GraphLike,
     *,
     node: str | None = None,
     name: str = "noise",
     table_binding: tuple[int, int] = ...,  # (0, 0)
-) -> _WgslModule: ...
+) -> _WgslFields: ...
 def presets() -> dict[str, str]: ...
+def schema() -> dict[str, Any]: ...
 
 class _StageParity(TypedDict):
     node: str
     family: str
     max_abs: float
+    tolerance: float
     over: int
     total: int
     allowed_fraction: float
@@ -170,3 +178,6 @@ def info() -> _Info: ...
 def set_threads(threads: int | None) -> None: ...
 def get_threads() -> int | None: ...
 def _panic_for_tests() -> None: ...
+def _bands_for_tests(
+    size: tuple[int, int, int], max_side: int | None = None
+) -> list[tuple[tuple[int, int, int], tuple[int, int, int]]]: ...

@@ -35,7 +35,9 @@ fn combine_op(op: u32, a: f32, b: f32, c: f32, k: vec4<f32>) -> f32 {
         case OP_NEG: { return -a; }
         case OP_CLAMP: { return min(max(a, k.x), k.y); }
         case OP_SCALE_BIAS: { return a * k.x + k.y; }
-        default: { return k.x; }
+        case OP_CONSTANT: { return k.x; }
+        // The remaps and blends (lib/shaping.wgsl).
+        default: { return shaping_op(op, a, b, c, k); }
     }
 }
 
@@ -54,6 +56,9 @@ fn fractal_remap_slope(n: f32, kind: u32) -> f32 {
 // combine_op with gradients: the value is combine_op's, the gradient its derivative by the
 // chain rule, with the crease conventions above.
 fn combine_op_grad(op: u32, a: NoiseGrad, b: NoiseGrad, c: NoiseGrad, k: vec4<f32>) -> NoiseGrad {
+    if (op > OP_CONSTANT) {
+        return shaping_op_grad(op, a, b, c, k);
+    }
     let value = combine_op(op, a.value, b.value, c.value, k);
     switch op {
         case OP_ADD: { return NoiseGrad(value, a.d + b.d); }

@@ -602,6 +602,46 @@ fn pointwise_op(r: &mut Reader, node: &NodeSchema) -> PointwiseOp {
             scale: number(r, "scale"),
             bias: number(r, "bias"),
         },
+        other => remap_or_blend(r, node, other),
+    }
+}
+
+/// The construction of a remap or blend (`schema::REMAPS_AND_BLENDS`) from its fields.
+fn remap_or_blend(r: &mut Reader, node: &NodeSchema, type_name: &str) -> PointwiseOp {
+    let number = |r: &mut Reader, name: &str| r.scalar(spec(node, name));
+    match type_name {
+        "pow" => PointwiseOp::Pow {
+            exponent: number(r, "exponent"),
+        },
+        "smoothstep" => {
+            let low = number(r, "low");
+            let high = number(r, "high");
+            if low == high {
+                r.issue("high", format!("must differ from low ({low})"));
+            } else if (1.0 / (high - low)).abs() > MAX_SCALE {
+                r.issue(
+                    "high",
+                    format!(
+                        "a span of {:e} from low scales by more than the limit {MAX_SCALE:e} (widen it)",
+                        high - low
+                    ),
+                );
+            }
+            PointwiseOp::Smoothstep { low, high }
+        }
+        "quantize" => PointwiseOp::Quantize {
+            step: number(r, "step"),
+        },
+        "terrace" => PointwiseOp::Terrace {
+            step: number(r, "step"),
+            smoothness: number(r, "smoothness"),
+        },
+        "smooth_min" => PointwiseOp::SmoothMin { k: number(r, "k") },
+        "smooth_max" => PointwiseOp::SmoothMax { k: number(r, "k") },
+        "select" => PointwiseOp::Select {
+            threshold: number(r, "threshold"),
+            falloff: number(r, "falloff"),
+        },
         other => unreachable!("schema: point-wise kind '{other}' has no construction in json.rs"),
     }
 }
@@ -903,6 +943,27 @@ pub fn to_value(graph: &NoiseGraph) -> Value {
                         PointwiseOp::ScaleBias { scale, bias } => {
                             m.insert("scale".into(), json!(scale));
                             m.insert("bias".into(), json!(bias));
+                        }
+                        PointwiseOp::Pow { exponent } => {
+                            m.insert("exponent".into(), json!(exponent));
+                        }
+                        PointwiseOp::Smoothstep { low, high } => {
+                            m.insert("low".into(), json!(low));
+                            m.insert("high".into(), json!(high));
+                        }
+                        PointwiseOp::Quantize { step } => {
+                            m.insert("step".into(), json!(step));
+                        }
+                        PointwiseOp::Terrace { step, smoothness } => {
+                            m.insert("step".into(), json!(step));
+                            m.insert("smoothness".into(), json!(smoothness));
+                        }
+                        PointwiseOp::SmoothMin { k } | PointwiseOp::SmoothMax { k } => {
+                            m.insert("k".into(), json!(k));
+                        }
+                        PointwiseOp::Select { threshold, falloff } => {
+                            m.insert("threshold".into(), json!(threshold));
+                            m.insert("falloff".into(), json!(falloff));
                         }
                         _ => {}
                     }

@@ -194,5 +194,18 @@ fn pointwise_range(op: &PointwiseOp, ins: &[(f32, f32)]) -> (f32, f32) {
             (x.min(y), x.max(y))
         }
         PointwiseOp::Constant { value } => (value as f32, value as f32),
+        // The remaps are monotone: the images of the ends.
+        PointwiseOp::Pow { .. }
+        | PointwiseOp::Smoothstep { .. }
+        | PointwiseOp::Quantize { .. }
+        | PointwiseOp::Terrace { .. } => {
+            let (code, k) = op.code_and_constants();
+            let f = |x: f32| crate::twin::lib::ops::combine_op(code, x, 0.0, 0.0, k);
+            let (x, y) = (f(a.0), f(a.1));
+            (x.min(y), x.max(y))
+        }
+        PointwiseOp::SmoothMin { k } => (a.0.min(b.0) - 0.25 * k as f32, a.1.min(b.1)),
+        PointwiseOp::SmoothMax { k } => (a.0.max(b.0), a.1.max(b.1) + 0.25 * k as f32),
+        PointwiseOp::Select { .. } => (a.0.min(b.0), a.1.max(b.1)),
     }
 }

@@ -1,7 +1,7 @@
 //! Node types of the graph format (see DESIGN.md, "Node types").
 
 use crate::family::FamilyParams;
-use crate::twin::lib::ops;
+use crate::twin::lib::{ops, shaping};
 
 /// A noise family evaluated at a position: a generator.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,6 +131,48 @@ pub enum PointwiseOp {
         /// Added after scaling.
         bias: f64,
     },
+    /// |a|^exponent with a's sign.
+    Pow {
+        /// The exponent.
+        exponent: f64,
+    },
+    /// The cubic smoothstep of a from `low` (0) to `high` (1).
+    Smoothstep {
+        /// Where the output leaves 0.
+        low: f64,
+        /// Where it reaches 1.
+        high: f64,
+    },
+    /// a rounded down to a multiple of `step`.
+    Quantize {
+        /// The size of each level.
+        step: f64,
+    },
+    /// Steps of `step`, each rising over the last `smoothness` of its width.
+    Terrace {
+        /// The height (and width) of each step.
+        step: f64,
+        /// The fraction of each step that rises (1: no flat part).
+        smoothness: f64,
+    },
+    /// Polynomial smooth minimum of [a, b] over a width `k` (`k` = 0: `min`).
+    SmoothMin {
+        /// The width of the blend.
+        k: f64,
+    },
+    /// Polynomial smooth maximum of [a, b] over a width `k` (`k` = 0: `max`).
+    SmoothMax {
+        /// The width of the blend.
+        k: f64,
+    },
+    /// Of inputs [a, b, control]: a where control < threshold, b where above, blended over
+    /// `falloff` on each side.
+    Select {
+        /// The control value where the selection switches.
+        threshold: f64,
+        /// Half-width of the blend (0: a hard switch).
+        falloff: f64,
+    },
 }
 
 impl PointwiseOp {
@@ -149,6 +191,13 @@ impl PointwiseOp {
             PointwiseOp::Remap { .. } => "remap",
             PointwiseOp::Constant { .. } => "constant",
             PointwiseOp::ScaleBias { .. } => "scale_bias",
+            PointwiseOp::Pow { .. } => "pow",
+            PointwiseOp::Smoothstep { .. } => "smoothstep",
+            PointwiseOp::Quantize { .. } => "quantize",
+            PointwiseOp::Terrace { .. } => "terrace",
+            PointwiseOp::SmoothMin { .. } => "smooth_min",
+            PointwiseOp::SmoothMax { .. } => "smooth_max",
+            PointwiseOp::Select { .. } => "select",
         }
     }
     /// How many field inputs the operation takes.
@@ -159,8 +208,12 @@ impl PointwiseOp {
             | PointwiseOp::Neg
             | PointwiseOp::Clamp { .. }
             | PointwiseOp::Remap { .. }
-            | PointwiseOp::ScaleBias { .. } => 1,
-            PointwiseOp::Mix => 3,
+            | PointwiseOp::ScaleBias { .. }
+            | PointwiseOp::Pow { .. }
+            | PointwiseOp::Smoothstep { .. }
+            | PointwiseOp::Quantize { .. }
+            | PointwiseOp::Terrace { .. } => 1,
+            PointwiseOp::Mix | PointwiseOp::Select { .. } => 3,
             _ => 2,
         }
     }
@@ -187,7 +240,52 @@ impl PointwiseOp {
             PointwiseOp::ScaleBias { scale, bias } => {
                 (ops::OP_SCALE_BIAS, [scale as f32, bias as f32, 0.0, 0.0])
             }
+            // The remaps and blends: reciprocals precomputed (see twin/lib/shaping.rs).
+            PointwiseOp::Pow { exponent } => (
+                shaping::OP_POW,
+                [exponent as f32, (exponent - 1.0) as f32, 0.0, 0.0],
+            ),
+            PointwiseOp::Smoothstep { low, high } => (
+                shaping::OP_SMOOTHSTEP,
+                [low as f32, (1.0 / (high - low)) as f32, 0.0, 0.0],
+            ),
+            PointwiseOp::Quantize { step } => (
+                shaping::OP_QUANTIZE,
+                [(1.0 / step) as f32, step as f32, 0.0, 0.0],
+            ),
+            PointwiseOp::Terrace { step, smoothness } => (
+                shaping::OP_TERRACE,
+                [
+                    (1.0 / step) as f32,
+                    step as f32,
+                    (1.0 - smoothness) as f32,
+                    (1.0 / smoothness) as f32,
+                ],
+            ),
+            PointwiseOp::SmoothMin { k } => (shaping::OP_SMOOTH_MIN, smooth_constants(k)),
+            PointwiseOp::SmoothMax { k } => (shaping::OP_SMOOTH_MAX, smooth_constants(k)),
+            PointwiseOp::Select { threshold, falloff } => {
+                // A falloff too narrow for an f32 reciprocal is a hard switch.
+                let inverse = (0.5 / falloff) as f32;
+                let inverse = if inverse.is_finite() { inverse } else { 0.0 };
+                (
+                    shaping::OP_SELECT,
+                    [threshold as f32, (threshold - falloff) as f32, inverse, 0.0],
+                )
+            }
         }
+    }
+}
+
+/// `smooth_min` / `smooth_max` constants: the width and its reciprocal (0 for a width of 0,
+/// where the blend is the plain minimum or maximum).
+fn smooth_constants(k: f64) -> [f32; 4] {
+    // A width too small for an f32 reciprocal is no blend at all.
+    let inverse = (1.0 / k) as f32;
+    if inverse.is_finite() {
+        [k as f32, inverse, 0.0, 0.0]
+    } else {
+        [0.0; 4]
     }
 }
 

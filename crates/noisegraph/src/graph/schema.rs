@@ -35,7 +35,7 @@ use serde::Serialize;
 use super::limits::{MAX_COORDINATE, MAX_FREQUENCY, MAX_SCALE, MAX_VALUE, MIN_FREQUENCY};
 use super::MAX_OCTAVES;
 use crate::family::{self, Family, FamilyParams, ParamKind, ParamSpec, ParamValue};
-use crate::twin::lib::ops;
+use crate::twin::lib::{ops, shaping};
 
 /// What a node is, for the parser and for editors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -428,6 +428,7 @@ pub fn schema() -> &'static Schema {
         nodes.extend(FRACTALS.iter().map(fractal_node));
         nodes.push(warp_node());
         nodes.extend(POINTWISE.iter().map(pointwise_node));
+        nodes.extend(REMAPS_AND_BLENDS.iter().map(pointwise_node));
         Schema { nodes }
     })
 }
@@ -840,6 +841,117 @@ pub const POINTWISE: &[OpDecl] = &[
                 .soft(-2.0, 2.0),
         ],
         crease: None,
+    },
+];
+
+/// The smallest `step` of `quantize` and `terrace` (2^-20): its reciprocal, which both paths
+/// multiply by, stays far inside f32.
+pub const MIN_STEP: f64 = 1.0 / 1_048_576.0;
+
+/// The remaps and blends (point-wise operations of `shaders/lib/shaping.wgsl` and its twin),
+/// after [`POINTWISE`] in the schema and the README's table.
+pub const REMAPS_AND_BLENDS: &[OpDecl] = &[
+    OpDecl {
+        name: "pow",
+        code: op("OP_POW", shaping::OP_POW),
+        arity: 1,
+        inputs_doc: "the input field",
+        summary: "|a|^exponent with a's sign (defined for negative a)",
+        fields: &[FieldSpec::number("exponent", 2.0, "the exponent")
+            .range(1.0 / 64.0, 64.0)
+            .soft(0.25, 8.0)
+            .log()],
+        crease: Some("where a = 0 and exponent < 1: gradient 0"),
+    },
+    OpDecl {
+        name: "smoothstep",
+        code: op("OP_SMOOTHSTEP", shaping::OP_SMOOTHSTEP),
+        arity: 1,
+        inputs_doc: "the input field",
+        summary: "0 below low, 1 above high, the cubic 3t^2 - 2t^3 between (t = (a - low) / (high - low))",
+        fields: &[
+            FieldSpec::number("low", -1.0, "where the output leaves 0")
+                .magnitude(MAX_VALUE)
+                .soft(-2.0, 2.0),
+            FieldSpec::number("high", 1.0, "where it reaches 1 (differs from low)")
+                .magnitude(MAX_VALUE)
+                .soft(-2.0, 2.0),
+        ],
+        crease: None,
+    },
+    OpDecl {
+        name: "quantize",
+        code: op("OP_QUANTIZE", shaping::OP_QUANTIZE),
+        arity: 1,
+        inputs_doc: "the input field",
+        summary: "a rounded down to a multiple of step: floor(a / step) * step",
+        fields: &[FieldSpec::number("step", 0.25, "the size of each level")
+            .range(MIN_STEP, MAX_VALUE)
+            .soft(0.05, 1.0)
+            .log()],
+        crease: Some("jumps where a is a multiple of step; gradient 0 everywhere"),
+    },
+    OpDecl {
+        name: "terrace",
+        code: op("OP_TERRACE", shaping::OP_TERRACE),
+        arity: 1,
+        inputs_doc: "the input field",
+        summary: "steps of height step: flat, then rising by a cubic over the last smoothness of each step (continuous)",
+        fields: &[
+            FieldSpec::number("step", 0.25, "the height of each step (of a)")
+                .range(MIN_STEP, MAX_VALUE)
+                .soft(0.05, 1.0)
+                .log(),
+            FieldSpec::number(
+                "smoothness",
+                0.5,
+                "the fraction of each step that rises (1: no flat part)",
+            )
+            .range(1.0 / 1024.0, 1.0),
+        ],
+        crease: None,
+    },
+    OpDecl {
+        name: "smooth_min",
+        code: op("OP_SMOOTH_MIN", shaping::OP_SMOOTH_MIN),
+        arity: 2,
+        inputs_doc: "[a, b]",
+        summary: "polynomial smooth minimum: min(a, b) - h^2 k / 4, h = max(k - |a - b|, 0) / k (k = 0: min)",
+        fields: &[FieldSpec::number("k", 0.25, "the width of the blend (0: min)")
+            .range(0.0, MAX_VALUE)
+            .soft(0.0, 1.0)],
+        crease: Some("k = 0, where a = b: the mean of both gradients"),
+    },
+    OpDecl {
+        name: "smooth_max",
+        code: op("OP_SMOOTH_MAX", shaping::OP_SMOOTH_MAX),
+        arity: 2,
+        inputs_doc: "[a, b]",
+        summary: "polynomial smooth maximum: max(a, b) + h^2 k / 4, h = max(k - |a - b|, 0) / k (k = 0: max)",
+        fields: &[FieldSpec::number("k", 0.25, "the width of the blend (0: max)")
+            .range(0.0, MAX_VALUE)
+            .soft(0.0, 1.0)],
+        crease: Some("k = 0, where a = b: the mean of both gradients"),
+    },
+    OpDecl {
+        name: "select",
+        code: op("OP_SELECT", shaping::OP_SELECT),
+        arity: 3,
+        inputs_doc: "[a, b, control]",
+        summary: "a where control < threshold, b where above; with a falloff, blended by a cubic over threshold +- falloff",
+        fields: &[
+            FieldSpec::number("threshold", 0.0, "the control value where the selection switches")
+                .magnitude(MAX_VALUE)
+                .soft(-1.0, 1.0),
+            FieldSpec::number(
+                "falloff",
+                0.0,
+                "half-width of the blend (0: a hard switch)",
+            )
+            .range(0.0, MAX_VALUE)
+            .soft(0.0, 0.5),
+        ],
+        crease: Some("falloff 0: jumps where control = threshold, b's gradient there"),
     },
 ];
 

@@ -4,4 +4,5 @@ pub mod fade;
 pub mod grad;
 pub mod hash;
 pub mod ops;
+pub mod shaping;
 pub mod turns;

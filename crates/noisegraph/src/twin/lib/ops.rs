@@ -11,6 +11,7 @@
 //! tie, `clamp` passes its input's gradient on the closed range [min, max] and 0 outside.
 
 use super::grad::{sign, NoiseGrad};
+use super::shaping::{shaping_op, shaping_op_grad, SHAPING_CONSTANTS};
 
 /// Fractal remap: fBm (octaves summed unchanged).
 pub const FRACTAL_FBM: u32 = 0;
@@ -39,7 +40,8 @@ pub const OP_NEG: u32 = 7;
 pub const OP_CLAMP: u32 = 8;
 /// Point-wise op: a * k.x + k.y (`remap` and `scale_bias`).
 pub const OP_SCALE_BIAS: u32 = 9;
-/// Point-wise op: k.x (`constant`).
+/// Point-wise op: k.x (`constant`). The codes past it are the remaps and blends of
+/// [`super::shaping`].
 pub const OP_CONSTANT: u32 = 10;
 
 /// Every op code constant with its name, as [`wgsl_constants`] emits them.
@@ -60,10 +62,11 @@ pub const OP_CONSTANTS: &[(&str, u32)] = &[
     ("OP_CONSTANT", OP_CONSTANT),
 ];
 
-/// The op codes as WGSL `const` declarations, one per line (`const OP_ADD: u32 = 0u;`).
+/// The op codes as WGSL `const` declarations, one per line (`const OP_ADD: u32 = 0u;`):
+/// these and the remaps' and blends' ([`SHAPING_CONSTANTS`]).
 pub fn wgsl_constants() -> String {
-    let mut s = String::from("// ---- op codes (src/twin/lib/ops.rs)\n");
-    for (name, value) in OP_CONSTANTS {
+    let mut s = String::from("// ---- op codes (src/twin/lib/ops.rs, src/twin/lib/shaping.rs)\n");
+    for (name, value) in OP_CONSTANTS.iter().chain(SHAPING_CONSTANTS) {
         s.push_str(&format!("const {name}: u32 = {value}u;\n"));
     }
     s
@@ -97,7 +100,9 @@ pub fn combine_op(op: u32, a: f32, b: f32, c: f32, k: [f32; 4]) -> f32 {
         OP_NEG => -a,
         OP_CLAMP => a.max(k[0]).min(k[1]),
         OP_SCALE_BIAS => a * k[0] + k[1],
-        _ => k[0],
+        OP_CONSTANT => k[0],
+        // The remaps and blends (`shaping.rs`).
+        _ => shaping_op(op, a, b, c, k),
     }
 }
 
@@ -125,6 +130,9 @@ pub fn combine_op_grad(
     c: NoiseGrad,
     k: [f32; 4],
 ) -> NoiseGrad {
+    if op > OP_CONSTANT {
+        return shaping_op_grad(op, a, b, c, k);
+    }
     let value = combine_op(op, a.value, b.value, c.value, k);
     let d = match op {
         OP_ADD => each(|i| a.d[i] + b.d[i]),

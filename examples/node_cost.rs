@@ -1,0 +1,118 @@
+//! The cost per sample of each remap and blend (issue 31) on both paths, beside one octave of
+//! Perlin: `cargo run --release --example node_cost -- [runs]`. Each node reads a 2048² field
+//! of one Perlin octave (frequency 32; for the blends, that field as every input): its cost is
+//! the median time of the graph less the median time of the Perlin field alone, per sample.
+//! The GPU figures are whatever adapter wgpu finds (lavapipe here), readback included in both
+//! times (so it cancels); CPU first, then GPU if there is one. `-- [runs] fbm` times the
+//! 8-octave Perlin fBm 2048² (frequency 32) on both paths instead, the figure adding node
+//! kinds must not slow.
+
+use std::time::Instant;
+
+use noisegraph::engine::run_cpu;
+use noisegraph::{GpuContext, NoiseGraph, Plan, RunOptions, View};
+use serde_json::json;
+
+fn graph(op: Option<serde_json::Value>) -> NoiseGraph {
+    let mut nodes = vec![json!({ "id": "p", "type": "perlin", "frequency": 32.0 })];
+    let output = if let Some(mut op) = op {
+        op["id"] = json!("out");
+        nodes.push(op);
+        "out"
+    } else {
+        "p"
+    };
+    NoiseGraph::from_value(&json!({ "seed": 1337, "output": output, "nodes": nodes }))
+        .expect("benchmark graph")
+}
+
+fn median_ms(runs: usize, mut run: impl FnMut()) -> f64 {
+    run();
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            run();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn main() {
+    let runs: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(7);
+    let fbm_only = std::env::args().any(|a| a == "fbm");
+    let n = 2048u32;
+    let view = View::image(n, n);
+    let samples = (n * n) as f64;
+    let ops = [
+        (
+            "pow",
+            json!({ "type": "pow", "source": "p", "exponent": 2.5 }),
+        ),
+        ("smoothstep", json!({ "type": "smoothstep", "source": "p" })),
+        ("quantize", json!({ "type": "quantize", "source": "p" })),
+        ("terrace", json!({ "type": "terrace", "source": "p" })),
+        (
+            "smooth_min",
+            json!({ "type": "smooth_min", "inputs": ["p", "p"] }),
+        ),
+        (
+            "smooth_max",
+            json!({ "type": "smooth_max", "inputs": ["p", "p"] }),
+        ),
+        (
+            "select",
+            json!({ "type": "select", "inputs": ["p", "p", "p"], "falloff": 0.2 }),
+        ),
+        (
+            "add (for scale)",
+            json!({ "type": "add", "inputs": ["p", "p"] }),
+        ),
+    ];
+    let gpu = GpuContext::new().ok();
+    let time = |g: &NoiseGraph, on_gpu: bool| {
+        let plan = Plan::new(g, None).expect("plan");
+        median_ms(runs, || {
+            let field = match (&gpu, on_gpu) {
+                (Some(ctx), true) => ctx.run(&plan, &view, &RunOptions::default()),
+                _ => run_cpu(&plan, &view, &RunOptions::default()),
+            };
+            std::hint::black_box(field.expect("run"));
+        })
+    };
+    for on_gpu in [false, true] {
+        if on_gpu && gpu.is_none() {
+            println!("no GPU adapter: GPU figures skipped");
+            continue;
+        }
+        let path = if on_gpu { "GPU" } else { "CPU" };
+        if fbm_only {
+            let fbm = NoiseGraph::from_value(&json!({ "seed": 1337, "output": "f", "nodes": [
+                { "id": "p", "type": "perlin", "frequency": 32.0 },
+                { "id": "f", "type": "fbm", "source": "p", "octaves": 8, "lacunarity": 2.0, "gain": 0.5 }
+            ]}))
+            .expect("fbm graph");
+            println!(
+                "{path}: fBm 8 octaves 2048²: median {:.1} ms of {runs}",
+                time(&fbm, on_gpu)
+            );
+            continue;
+        }
+        let base = time(&graph(None), on_gpu);
+        println!(
+            "{path}: perlin 1 octave 2048²: median {base:.1} ms, {:.2} ns/sample",
+            base * 1e6 / samples
+        );
+        for (name, op) in &ops {
+            let t = time(&graph(Some(op.clone())), on_gpu);
+            println!(
+                "{path}: {name:>15}: graph {t:.1} ms, node {:+.2} ns/sample",
+                (t - base) * 1e6 / samples
+            );
+        }
+    }
+}
