@@ -152,7 +152,7 @@ fn bad_input_exits_2_names_the_problem_and_writes_nothing() {
             vec!["--size", "9999999x9999999", "--backend", "cpu"],
             "size",
         ),
-        (perlin("4"), vec!["--format", "tiff"], "format"),
+        (perlin("4"), vec!["--format", "webp"], "format"),
         (perlin("4"), vec!["--node", "nope"], "nope"),
     ];
     for (i, (graph, extra, words)) in cases.iter().enumerate() {

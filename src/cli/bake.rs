@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use noisegraph::io::Format;
+use noisegraph::io::{ExrCompression, Format, PngCompression, Ramp, WriteOptions};
 use noisegraph::tiling::Shard;
 use noisegraph::Backend;
 
@@ -14,6 +14,7 @@ use super::job::{
     check_inside, extension, job_from_entry, parse_format, parse_normalize, view_from, BakeField,
     Defaults, GraphSource, Job,
 };
+use super::pack::parse_channels;
 use super::runner::{NormalMode, Runner};
 use super::Failure;
 
@@ -40,8 +41,8 @@ pub struct BakeArgs {
     )]
     pub field: BakeField,
     /// A JSON list of jobs: {"graph" or "preset", "output", "size", "origin", "extent",
-    /// "node", "format", "normalize", "tile", "stitch", "field"}; missing fields take the
-    /// flags' values.
+    /// "node", "format", "normalize", "tile", "stitch", "field", "channels"}; missing fields take
+    /// the flags' values.
     #[arg(long)]
     pub manifest: Option<PathBuf>,
     /// Bake an embedded preset graph (see `noisegraph presets`) instead of a file.
@@ -53,7 +54,8 @@ pub struct BakeArgs {
     /// auto: a GPU adapter when there is one, else the CPU path; gpu; cpu.
     #[arg(long, default_value = "auto")]
     pub backend: String,
-    /// png | png16 | exr | npy (default: from the output extension; png for several graphs).
+    /// png | png16 | exr | npy | tif | r16 | r32 (default: from the output extension; png for
+    /// several graphs).
     #[arg(long)]
     pub format: Option<String>,
     /// Bake this node instead of the graph's output.
@@ -88,6 +90,30 @@ pub struct BakeArgs {
     /// n * 0.5 + 0.5; npy (H, W, 4) and exr RGBA get (nx, ny, nz, height).
     #[arg(long, value_name = "analytic|central")]
     pub normal_map: Option<String>,
+    /// PNG deflate effort: `fast` (level 1, about the speed of the noise), `default` (6) or
+    /// `best` (9). Bands are deflated on every core either way.
+    #[arg(long, value_name = "fast|default|best", default_value = "fast")]
+    pub png_compression: String,
+    /// EXR block compression (lossless): `zip` (16-line zlib blocks), `piz` (wavelet, 32
+    /// lines), `rle` or `none`.
+    #[arg(long, value_name = "zip|piz|rle|none", default_value = "zip")]
+    pub exr_compression: String,
+    /// EXR samples as half floats (16-bit) instead of f32. EXR only.
+    #[arg(long)]
+    pub exr_half: bool,
+    /// Map the value through a colour ramp into an 8-bit RGB PNG: a built-in ramp
+    /// (grayscale, terrain, magma, viridis, inferno, ocean) or stops `#rrggbb,#rrggbb,...`
+    /// (evenly spaced) or `T:#rrggbb,...` (T from 0 to 1). The value range mapped is
+    /// --normalize's. PNG (8-bit) only.
+    #[arg(long, value_name = "NAME|STOPS")]
+    pub ramp: Option<String>,
+    /// Pack several sources into the channels of one PNG (8/16-bit, RGB or RGBA), EXR
+    /// (channels R, G, B, A) or npy: `r=SOURCE[:LO:HI],g=...,b=...,a=...`, SOURCE a node id
+    /// or normal.x / normal.y / normal.z (the analytic normal map of --node, mapped from
+    /// -1..1). Each channel maps its own range: LO:HI if given, else the node's documented
+    /// range (or its data's with --normalize minmax). A PNG's missing R, G or B is 0.
+    #[arg(long, value_name = "r=NODE,g=NODE,...")]
+    pub channels: Option<String>,
     /// With --normal-map: the surface is z = height_scale * value, x and y in view units.
     #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub height_scale: f32,
@@ -114,6 +140,13 @@ fn defaults_of(args: &BakeArgs) -> Result<Defaults, Failure> {
         tile: args.tile,
         stitch: args.stitch,
         field: args.field,
+        channels: args.channels.as_deref().map(parse_channels).transpose()?,
+        write: WriteOptions {
+            png_compression: PngCompression::parse(&args.png_compression)?,
+            exr_compression: ExrCompression::parse(&args.exr_compression)?,
+            exr_half: args.exr_half,
+            ramp: args.ramp.as_deref().map(Ramp::parse).transpose()?,
+        },
     })
 }
 
@@ -131,6 +164,11 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
         .as_deref()
         .map(NormalMode::parse)
         .transpose()?;
+    if normal_map.is_some() && args.channels.is_some() {
+        return Err(Failure::bad_input(
+            "--channels: not with --normal-map (pack the normal map's components as normal.x, normal.y, normal.z)",
+        ));
+    }
     if normal_map.is_some() && args.field != BakeField::Value {
         return Err(Failure::bad_input(format!(
             "--field {}: not with --normal-map (a normal map is its own output)",
@@ -142,7 +180,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
     if let Some(p) = &args.preset {
         sources.push(GraphSource::Preset(p.clone()));
     }
-    let mut runner = Runner::new(backend, shard, args.resume);
+    let mut runner = Runner::new(backend, shard, args.resume, args.height_scale);
     let start = Instant::now();
 
     if let Some(mode) = normal_map {

@@ -7,6 +7,8 @@ use clap::Args;
 use noisegraph::{family, Backend, Executor, NoiseGraph, Plan, RunOptions, View};
 use serde_json::{json, Value};
 
+use noisegraph::io::Ramp;
+
 use super::plot::{Canvas, BLACK, WHITE};
 use super::Failure;
 
@@ -27,6 +29,10 @@ pub struct GalleryArgs {
     /// Graph seed of every panel.
     #[arg(long, default_value_t = 1337)]
     pub seed: u32,
+    /// Colour the panels through a ramp (as `bake --ramp`: a built-in name or stops) instead
+    /// of grey.
+    #[arg(long, value_name = "NAME|STOPS")]
+    pub ramp: Option<String>,
 }
 
 /// One panel: its label and graph (nodes; the output is the node called "out").
@@ -226,6 +232,7 @@ pub fn run(args: GalleryArgs) -> Result<(), Failure> {
         ));
     }
     let backend: Backend = args.backend.parse().map_err(Failure::bad_input)?;
+    let ramp = args.ramp.as_deref().map(Ramp::parse).transpose()?;
     let (executor, note) = Executor::choose(backend)?;
     if let Some(note) = note {
         eprintln!("noisegraph: {note}");
@@ -249,7 +256,10 @@ pub fn run(args: GalleryArgs) -> Result<(), Failure> {
             .and_then(|plan| executor.run(&plan, &view, &RunOptions::default()));
         match field {
             // Each panel spans its own data range, so every family's structure shows.
-            Ok(f) => canvas.field(x, y + label_h as i64, &f, f.min_max().unwrap_or((0.0, 1.0))),
+            Ok(f) => {
+                let range = f.min_max().unwrap_or((0.0, 1.0));
+                canvas.field(x, y + label_h as i64, &f, range, ramp.as_ref());
+            }
             Err(e) => {
                 eprintln!("noisegraph: gallery panel '{}': {e}", panel.label);
                 canvas.text(x, y + label_h as i64 + 8, "error", [200, 0, 0]);

@@ -3,11 +3,12 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use noisegraph::io::Format;
+use noisegraph::io::{Format, WriteOptions};
 use noisegraph::tiling::TileGrid;
 use noisegraph::{NoiseGraph, View};
 use serde_json::{Map, Value};
 
+use super::pack::{parse_channels, PackedChannel};
 use super::{parse_size, Failure};
 
 /// Where a job's graph comes from.
@@ -57,6 +58,10 @@ pub struct Job {
     pub stitch: bool,
     /// What each pixel holds.
     pub field: BakeField,
+    /// Several sources packed into the channels of one file (`--channels`).
+    pub channels: Option<Vec<PackedChannel>>,
+    /// How the file is encoded (compression, half floats, a colour ramp).
+    pub write: WriteOptions,
 }
 
 impl Job {
@@ -82,9 +87,19 @@ impl Job {
             tile: defaults.tile,
             stitch: defaults.stitch,
             field: defaults.field,
+            channels: defaults.channels.clone(),
+            write: defaults.write.clone(),
         };
         check_job(&job)?;
         Ok(job)
+    }
+    /// The number of channels the job's file holds: the packed channels (a PNG always has
+    /// R, G and B), the field's, or 1 for a plain value.
+    pub fn file_channels(&self) -> usize {
+        match &self.channels {
+            Some(given) => super::pack::file_channels(given, self.format).len(),
+            None => self.field.channels(self.view.is_volume()).len().max(1),
+        }
     }
     /// Whether each tile goes to its own file.
     pub fn per_tile_files(&self) -> bool {
@@ -184,6 +199,10 @@ pub struct Defaults {
     pub tile: Option<u32>,
     pub stitch: bool,
     pub field: BakeField,
+    /// `--channels`, parsed.
+    pub channels: Option<Vec<PackedChannel>>,
+    /// `--png-compression`, `--exr-compression`, `--exr-half`, `--ramp`.
+    pub write: WriteOptions,
 }
 
 pub fn parse_format(name: &str) -> Result<Format, Failure> {
@@ -192,11 +211,7 @@ pub fn parse_format(name: &str) -> Result<Format, Failure> {
 
 /// The file extension of a format (16-bit PNG is still `.png`).
 pub fn extension(format: Format) -> &'static str {
-    match format {
-        Format::Png | Format::Png16 => "png",
-        Format::Exr => "exr",
-        Format::Npy => "npy",
-    }
+    format.extension()
 }
 
 pub fn parse_normalize(text: &str) -> Result<bool, Failure> {
@@ -283,22 +298,41 @@ pub fn check_job(job: &Job) -> Result<(), Failure> {
                 "tile: tiles cover images (x and y); bake a volume whole",
             ));
         }
-        if job.per_tile_files() && job.minmax && matches!(job.format, Format::Png | Format::Png16) {
+        if job.per_tile_files() && job.minmax && job.format.is_mapped() {
             return Err(Failure::bad_input(
-                "normalize: minmax with one file per tile would give every tile its own scale; use --normalize range, --stitch, or a float format (npy, exr)",
+                "normalize: minmax with one file per tile would give every tile its own scale; use --normalize range, --stitch, or a float format (npy, exr, tif, r32)",
             ));
         }
     }
     let channels = job.field.channels(job.view.is_volume());
-    if !channels.is_empty() && matches!(job.format, Format::Png | Format::Png16) {
+    if !channels.is_empty() && (job.format.is_mapped() || job.format.max_channels() == 1) {
         return Err(Failure::bad_input(format!(
-            "field {}: writes .npy or .exr ({} signed numbers per pixel: {}; a PNG holds one channel mapped from a range), not {}",
+            "--field {}: writes .npy or .exr ({} signed numbers per pixel: {}; png, r16, tif and r32 hold one channel, or levels mapped from ranges), not {}",
             job.field.name(),
             channels.len(),
             channels.join(", "),
             job.format.name()
         )));
     }
+    if job.channels.is_some() {
+        if job.field != BakeField::Value {
+            return Err(Failure::bad_input(format!(
+                "--channels: packs node values and normal-map components, not with --field {}",
+                job.field.name()
+            )));
+        }
+        if job.view.is_volume() {
+            return Err(Failure::bad_input(
+                "--channels: packs images (2D); bake a volume's nodes one by one",
+            ));
+        }
+    }
+    job.write
+        .check(job.format, job.file_channels())
+        .map_err(|e| match &job.channels {
+            Some(_) => Failure::bad_input(format!("--channels: {e}")),
+            None => Failure::from(e),
+        })?;
     if job.stitch && job.tile.is_none() {
         return Err(Failure::bad_input("stitch: needs --tile N"));
     }
@@ -378,6 +412,7 @@ const ENTRY_KEYS: &[&str] = &[
     "tile",
     "stitch",
     "field",
+    "channels",
 ];
 
 /// A number list or a comma-separated string, as text for the size, origin and extent parsers.
@@ -507,6 +542,11 @@ pub fn job_from_entry(
             }
             None => defaults.field,
         },
+        channels: match string_field(entry, "channels")? {
+            Some(c) => Some(parse_channels(&c)?),
+            None => defaults.channels.clone(),
+        },
+        write: defaults.write.clone(),
     };
     check_job(&job)?;
     Ok(job)

@@ -8,6 +8,7 @@ mod bake;
 mod gallery;
 mod info;
 mod job;
+mod pack;
 mod parity;
 mod plot;
 mod runner;

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use font8x8::UnicodeFonts;
-use noisegraph::io::write_atomic;
+use noisegraph::io::{write_atomic, Ramp};
 use noisegraph::Field;
 
 pub type Rgb = [u8; 3];
@@ -78,12 +78,16 @@ impl Canvas {
     }
 
     /// Draws slice 0 of `field` as grey levels, `range` mapped to black..white.
-    pub fn field(&mut self, x: i64, y: i64, field: &Field, range: (f32, f32)) {
+    /// Draws `field` at (x, y): `range` mapped to black..white, or through `ramp`.
+    pub fn field(&mut self, x: i64, y: i64, field: &Field, range: (f32, f32), ramp: Option<&Ramp>) {
         for py in 0..field.height {
             for px in 0..field.width {
-                let v = noisegraph::io::normalize(field.get(px, py, 0), range);
-                let g = (v * 255.0).round() as u8;
-                self.set(x + px as i64, y + py as i64, [g, g, g]);
+                let v = field.get(px, py, 0);
+                let rgb = match ramp {
+                    Some(ramp) => ramp.rgb8(noisegraph::io::normalize(v, range)),
+                    None => [noisegraph::io::gray8(v, range); 3],
+                };
+                self.set(x + px as i64, y + py as i64, rgb);
             }
         }
     }

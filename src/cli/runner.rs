@@ -1,7 +1,8 @@
 //! Running bake jobs: one loop for every field a job bakes (value, gradient, curl), whole, in
 //! tiles written to their own files, or in tiles and row bands streamed into one file while
 //! the next band is baked; `--resume` (stale temporary files cleared, whole files skipped)
-//! and the automatic tiling of large images alike for all of them. Normal maps beside.
+//! and the automatic tiling of large images alike for all of them, and for packed channels
+//! (`--channels`), in every format. Normal maps beside.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -14,12 +15,14 @@ use noisegraph::gpu::{
 };
 use noisegraph::graph::gradient_plan;
 use noisegraph::io::{
-    is_complete_channels, remove_stale_partials, write_normal_map, Format, StreamWriter,
+    is_complete_with, remove_stale_partials, write_normal_map, Channel, Format, StreamWriter,
+    WriteOptions,
 };
 use noisegraph::tiling::{Shard, TileGrid};
-use noisegraph::{Backend, Executor, Plan, RunOptions, View};
+use noisegraph::{Backend, Executor, NoiseGraph, Plan, RunOptions, View};
 
 use super::job::{BakeField, Job};
+use super::pack::{describe, PackPlan, Packing};
 use super::Failure;
 
 /// Images with more pixels than this are baked in tiles and streamed to disk even without
@@ -49,81 +52,121 @@ pub struct Runner {
     executor: Option<Executor>,
     shard: Option<Shard>,
     resume: bool,
+    /// `--height-scale`, for the normal maps of packed channels.
+    height_scale: f32,
     tally: Tally,
 }
 
-/// The file a job writes: its format, its channels (none for a plain value field) and, for
-/// a PNG, the value range mapped to black..white.
+/// What a job bakes over a view: its numbers per pixel, channel fastest.
+enum Source<'g> {
+    /// One field of one node (value, gradient, curl).
+    Field(BakeField, Plan),
+    /// Several nodes' values and normal-map components packed into the channels of one file
+    /// (`--channels`); `target` is the node whose normal map `normal.*` channels hold.
+    Packed {
+        packing: Packing,
+        graph: &'g NoiseGraph,
+        target: &'g str,
+    },
+}
+
+/// The file a job writes: its format and encoding, its channels (names, and the value
+/// ranges integer levels map from) and which of them map from their data's own range.
 struct OutputFile {
     format: Format,
-    channels: &'static [&'static str],
-    /// The node's documented range (PNG formats).
-    range: (f32, f32),
-    /// `--normalize minmax`: the range of the data instead.
-    minmax: bool,
+    channels: Vec<Channel>,
+    /// Per channel: `--normalize minmax` into integer levels, the range of the data instead.
+    from_data: Vec<bool>,
+    write: WriteOptions,
+    /// How messages describe what the file holds beyond its format ("" for a value).
+    note: String,
 }
 
 impl OutputFile {
     /// Numbers per pixel.
     fn numbers(&self) -> usize {
-        self.channels.len().max(1)
+        self.channels.len()
     }
 
-    /// Whether the format takes rows as they come (npy, and PNG mapped from a known range);
-    /// EXR is encoded whole, and a PNG of the data's own range needs all the data first.
+    /// Whether the file takes rows as they come: every format does, except integer levels
+    /// of the data's own range, which need all the data first.
     fn streams(&self) -> bool {
-        match self.format {
-            Format::Npy => true,
-            Format::Png | Format::Png16 => !self.minmax,
-            Format::Exr => false,
-        }
+        !self.needs_range_first()
     }
 
-    /// Whether a PNG of the data's own range: the range must be known before the first row.
+    /// Whether a channel maps from its data's range: then the ranges must be known before
+    /// the first row.
     fn needs_range_first(&self) -> bool {
-        self.minmax && matches!(self.format, Format::Png | Format::Png16)
+        self.from_data.iter().any(|&d| d)
     }
 
-    /// The range a PNG of `data` maps from.
-    fn range_of(&self, data: &[f32]) -> (f32, f32) {
-        if self.minmax {
-            min_max(data).unwrap_or((0.0, 1.0))
-        } else {
-            self.range
-        }
+    /// Each channel's range: its fixed one, or its data's in `seen` (per channel, the
+    /// finite min..max of the data, see [`min_max_channels`]).
+    fn ranges(&self, seen: &[Option<(f32, f32)>]) -> Vec<(f32, f32)> {
+        self.channels
+            .iter()
+            .zip(&self.from_data)
+            .enumerate()
+            .map(|(c, (channel, &from_data))| {
+                if from_data {
+                    seen.get(c).copied().flatten().unwrap_or((0.0, 1.0))
+                } else {
+                    channel.range
+                }
+            })
+            .collect()
     }
 
     /// Whether `path` holds a whole file of `size`, as a finished bake leaves it.
     fn is_complete(&self, path: &Path, size: [u32; 3]) -> bool {
-        is_complete_channels(path, self.format, size, self.numbers())
+        is_complete_with(path, self.format, size, self.numbers(), &self.write)
     }
 
     fn create(
         &self,
         path: &Path,
         size: [u32; 3],
-        range: (f32, f32),
+        ranges: &[(f32, f32)],
     ) -> noisegraph::Result<StreamWriter> {
-        if self.channels.is_empty() {
-            StreamWriter::create(path, self.format, size, range)
-        } else {
-            StreamWriter::create_channels(path, self.format, size, self.channels)
-        }
+        let layout: Vec<Channel> = self
+            .channels
+            .iter()
+            .zip(ranges)
+            .map(|(c, &range)| Channel::new(&c.name, range))
+            .collect();
+        StreamWriter::open(path, self.format, size, &layout, &self.write)
     }
 
     /// Writes the whole of `data` (`size` pixels of [`Self::numbers`] each) to `path`.
     fn write(&self, path: &Path, size: [u32; 3], data: &[f32]) -> Result<(), Failure> {
-        let mut writer = self.create(path, size, self.range_of(data))?;
+        let seen = if self.needs_range_first() {
+            min_max_channels(data, self.numbers())
+        } else {
+            Vec::new()
+        };
+        let mut writer = self.create(path, size, &self.ranges(&seen))?;
         writer.write_rows(data)?;
         Ok(writer.finish()?)
     }
 }
 
-/// The smallest and largest finite number of `data`.
-fn min_max(data: &[f32]) -> Option<(f32, f32)> {
-    let mut it = data.iter().copied().filter(|v| v.is_finite());
-    let first = it.next()?;
-    Some(it.fold((first, first), |(lo, hi), v| (lo.min(v), hi.max(v))))
+/// Per channel of `data` (`channels` numbers per pixel, channel fastest), the smallest and
+/// largest finite number.
+fn min_max_channels(data: &[f32], channels: usize) -> Vec<Option<(f32, f32)>> {
+    let mut seen = vec![None; channels];
+    for pixel in data.chunks_exact(channels) {
+        for (range, &v) in seen.iter_mut().zip(pixel) {
+            if v.is_finite() {
+                *range = Some(widen(*range, (v, v)));
+            }
+        }
+    }
+    seen
+}
+
+/// The range covering `range` (if any) and `with`.
+fn widen(range: Option<(f32, f32)>, with: (f32, f32)) -> (f32, f32) {
+    range.map_or(with, |(lo, hi)| (lo.min(with.0), hi.max(with.1)))
 }
 
 /// How `--normal-map` differentiates the field.
@@ -183,22 +226,14 @@ fn progress_bar(total: u64, label: &str) -> ProgressBar {
     bar
 }
 
-/// How a job's message describes its field: nothing for a value, else the field and its
-/// channels.
-fn field_note(field: BakeField, channels: &[&str]) -> String {
-    match field {
-        BakeField::Value => String::new(),
-        other => format!("{}: channels {}, ", other.name(), channels.join(", ")),
-    }
-}
-
 impl Runner {
-    pub fn new(backend: Backend, shard: Option<Shard>, resume: bool) -> Runner {
+    pub fn new(backend: Backend, shard: Option<Shard>, resume: bool, height_scale: f32) -> Runner {
         Runner {
             backend,
             executor: None,
             shard,
             resume,
+            height_scale,
             tally: Tally::default(),
         }
     }
@@ -227,9 +262,26 @@ impl Runner {
         })
     }
 
-    /// Bakes `field` of `plan` over a tile or a whole view: the numbers of every pixel,
-    /// channel fastest.
-    fn bake(&mut self, field: BakeField, plan: &Plan, view: &View) -> Result<Vec<f32>, Failure> {
+    /// Bakes `source` over a tile or a whole view: the numbers of every pixel, channel
+    /// fastest.
+    fn bake(&mut self, source: &Source<'_>, view: &View) -> Result<Vec<f32>, Failure> {
+        match source {
+            Source::Field(field, plan) => self.bake_field(*field, plan, view),
+            Source::Packed {
+                packing,
+                graph,
+                target,
+            } => self.bake_packed(packing, graph, target, view),
+        }
+    }
+
+    /// Bakes `field` of `plan` over `view`.
+    fn bake_field(
+        &mut self,
+        field: BakeField,
+        plan: &Plan,
+        view: &View,
+    ) -> Result<Vec<f32>, Failure> {
         let start = Instant::now();
         let options = RunOptions::default();
         let executor = self.executor()?;
@@ -248,26 +300,129 @@ impl Runner {
         Ok(data)
     }
 
+    /// Bakes every packed channel's source over `view` and interleaves them, channel
+    /// fastest; the normal map, when channels take its components, once.
+    fn bake_packed(
+        &mut self,
+        packing: &Packing,
+        graph: &NoiseGraph,
+        target: &str,
+        view: &View,
+    ) -> Result<Vec<f32>, Failure> {
+        let n = packing.plans.len();
+        let mut out = vec![0.0f32; view.pixel_count() as usize * n];
+        let mut normals: Option<Vec<[f32; 4]>> = None;
+        for (c, plan) in packing.plans.iter().enumerate() {
+            let channel = out.iter_mut().skip(c).step_by(n);
+            match plan {
+                PackPlan::Node(plan) => {
+                    let values = self.bake_field(BakeField::Value, plan, view)?;
+                    channel.zip(values).for_each(|(o, v)| *o = v);
+                }
+                PackPlan::Normal(axis) => {
+                    if normals.is_none() {
+                        normals = Some(self.analytic_normals(graph, target, view)?);
+                    }
+                    let normals = normals.as_deref().expect("just baked");
+                    channel.zip(normals).for_each(|(o, n)| *o = n[*axis]);
+                }
+                PackPlan::Zero => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// The analytic normal map of `target` over `view` (`--height-scale`).
+    fn analytic_normals(
+        &mut self,
+        graph: &NoiseGraph,
+        target: &str,
+        view: &View,
+    ) -> Result<Vec<[f32; 4]>, Failure> {
+        let options = NormalMapOptions {
+            format: NormalMapFormat::Rgba32Float,
+            height_scale: self.height_scale,
+            ..NormalMapOptions::for_view(view)
+        };
+        let start = Instant::now();
+        let normals = match self.executor()? {
+            Executor::Gpu(ctx) => analytic_normal_map(ctx, graph, Some(target), *view, options)?,
+            Executor::Cpu => analytic_normal_map_cpu(graph, Some(target), view, &options)?,
+        };
+        self.tally.seconds += start.elapsed().as_secs_f64();
+        Ok(normals)
+    }
+
     /// Bakes the job's work units `units` (its tiles when each has its own file, else the
     /// one output).
     pub fn run_job(&mut self, job: &Job, units: &[usize]) -> Result<(), Failure> {
         let graph = job.source.load()?;
         let target = job.node.as_deref().unwrap_or(&graph.output).to_string();
-        let plan = match job.field {
-            BakeField::Value => Plan::new(&graph, Some(&target))?,
-            BakeField::Gradient | BakeField::Curl => gradient_plan(&graph, Some(&target))?,
-        };
-        plan.check_view(&job.view)?;
-        let out = OutputFile {
-            format: job.format,
-            channels: job.field.channels(job.view.is_volume()),
-            range: graph.range_of(&target),
-            minmax: job.minmax,
+        let mapped = job.minmax && job.format.is_mapped();
+        let (source, out) = match &job.channels {
+            None => {
+                let plan = match job.field {
+                    BakeField::Value => Plan::new(&graph, Some(&target))?,
+                    BakeField::Gradient | BakeField::Curl => gradient_plan(&graph, Some(&target))?,
+                };
+                plan.check_view(&job.view)?;
+                let names = job.field.channels(job.view.is_volume());
+                let out = OutputFile {
+                    format: job.format,
+                    channels: if names.is_empty() {
+                        vec![Channel::field(graph.range_of(&target))]
+                    } else {
+                        names.iter().map(|n| Channel::new(n, (0.0, 1.0))).collect()
+                    },
+                    from_data: vec![mapped && names.is_empty(); names.len().max(1)],
+                    write: job.write.clone(),
+                    note: match job.field {
+                        BakeField::Value => String::new(),
+                        other => format!("{}: channels {}, ", other.name(), names.join(", ")),
+                    },
+                };
+                (Source::Field(job.field, plan), out)
+            }
+            Some(given) => {
+                let packing = Packing::new(&graph, &target, given, job.format)?;
+                for plan in &packing.plans {
+                    match plan {
+                        PackPlan::Node(plan) => plan.check_view(&job.view)?,
+                        PackPlan::Normal(_) => check_height_scale(
+                            self.height_scale,
+                            graph.range_of(&target),
+                            &job.view,
+                        )?,
+                        PackPlan::Zero => {}
+                    }
+                }
+                let out = OutputFile {
+                    format: job.format,
+                    channels: packing.layout(&graph),
+                    from_data: packing.data_ranged().iter().map(|&d| d && mapped).collect(),
+                    write: job.write.clone(),
+                    note: format!(
+                        "packed: channels {}, ",
+                        packing
+                            .channels
+                            .iter()
+                            .map(|c| format!("{}={}", c.letter, describe(&c.source)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                let source = Source::Packed {
+                    packing,
+                    graph: &graph,
+                    target: &target,
+                };
+                (source, out)
+            }
         };
         if job.per_tile_files() {
-            self.bake_tile_files(job, units, &plan, &out)
+            self.bake_tile_files(job, units, &source, &out)
         } else {
-            self.bake_whole(job, &plan, &out, &target)
+            self.bake_whole(job, &source, &out, &target)
         }
     }
 
@@ -286,7 +441,7 @@ impl Runner {
         &mut self,
         job: &Job,
         units: &[usize],
-        plan: &Plan,
+        source: &Source<'_>,
         out: &OutputFile,
     ) -> Result<(), Failure> {
         let grid = job.grid().expect("per-tile jobs have a grid");
@@ -302,7 +457,7 @@ impl Runner {
             if self.already_there(out, &path, view.size) {
                 skipped += 1;
             } else {
-                let data = self.bake(job.field, plan, &view)?;
+                let data = self.bake(source, &view)?;
                 out.write(&path, view.size, &data)?;
                 written += 1;
             }
@@ -318,7 +473,7 @@ impl Runner {
             grid.columns(),
             grid.rows(),
             grid.tile[0],
-            field_note(job.field, out.channels),
+            out.note,
             job.format.name(),
             job.output.with_file_name(format!("{}_r*_c*", job.output.file_stem().unwrap_or_default().to_string_lossy())).display()
         );
@@ -354,7 +509,7 @@ impl Runner {
     fn bake_whole(
         &mut self,
         job: &Job,
-        plan: &Plan,
+        source: &Source<'_>,
         out: &OutputFile,
         target: &str,
     ) -> Result<(), Failure> {
@@ -373,30 +528,32 @@ impl Runner {
         };
         match &grid {
             None => {
-                let data = self.bake(job.field, plan, &job.view)?;
+                let data = self.bake(source, &job.view)?;
                 out.write(&job.output, job.view.size, &data)?;
             }
             Some(grid) => {
                 let two_pass = out.needs_range_first();
                 let total = job.view.pixel_count() * if two_pass { 2 } else { 1 };
                 let bar = progress_bar(total, &job.label);
-                let range = if two_pass {
-                    // The data's range must be known before the first row is encoded: bake
-                    // the tiles once for it, then again to write.
-                    let mut lo_hi: Option<(f32, f32)> = None;
+                let mut seen: Vec<Option<(f32, f32)>> = vec![None; out.numbers()];
+                if two_pass {
+                    // The data's ranges must be known before the first row is encoded: bake
+                    // the tiles once for them, then again to write.
                     for tile in grid.tiles() {
                         let view = tile.view(&job.view);
-                        let data = self.bake(job.field, plan, &view)?;
-                        if let Some((lo, hi)) = min_max(&data) {
-                            lo_hi = Some(lo_hi.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+                        let data = self.bake(source, &view)?;
+                        for (range, tile_range) in
+                            seen.iter_mut().zip(min_max_channels(&data, out.numbers()))
+                        {
+                            if let Some(t) = tile_range {
+                                *range = Some(widen(*range, t));
+                            }
                         }
                         bar.inc(view.pixel_count());
                     }
-                    lo_hi.unwrap_or((0.0, 1.0))
-                } else {
-                    out.range
-                };
-                self.bake_stitched(plan, job, grid, out, range, &bar)?;
+                }
+                let ranges = out.ranges(&seen);
+                self.bake_stitched(source, job, grid, out, &ranges, &bar)?;
                 bar.finish_and_clear();
             }
         }
@@ -404,7 +561,7 @@ impl Runner {
         eprintln!(
             "noisegraph: wrote {} ({}{} {}x{}x{}, node '{target}'{})",
             job.output.display(),
-            field_note(job.field, out.channels),
+            out.note,
             job.format.name(),
             job.view.size[0],
             job.view.size[1],
@@ -423,14 +580,14 @@ impl Runner {
     /// start putting it on disk, so that little is left for the final sync.
     fn bake_stitched(
         &mut self,
-        plan: &Plan,
+        source: &Source<'_>,
         job: &Job,
         grid: &TileGrid,
         out: &OutputFile,
-        range: (f32, f32),
+        ranges: &[(f32, f32)],
         bar: &ProgressBar,
     ) -> Result<(), Failure> {
-        let writer = out.create(&job.output, job.view.size, range)?;
+        let writer = out.create(&job.output, job.view.size, ranges)?;
         // One band waiting while one is written and the next is baked.
         let (bands, received) = std::sync::mpsc::sync_channel::<Vec<f32>>(1);
         std::thread::scope(|scope| {
@@ -449,7 +606,7 @@ impl Runner {
             });
             let baked = (|| -> Result<(), Failure> {
                 for row in 0..grid.rows() {
-                    let band = self.bake_band(plan, job, grid, row, out.numbers(), bar)?;
+                    let band = self.bake_band(source, job, grid, row, out.numbers(), bar)?;
                     if bands.send(band).is_err() {
                         break; // the writer failed: its error is reported below
                     }
@@ -470,7 +627,7 @@ impl Runner {
     /// Bakes row `row` of the grid's tiles into one whole-width band of `numbers` per pixel.
     fn bake_band(
         &mut self,
-        plan: &Plan,
+        source: &Source<'_>,
         job: &Job,
         grid: &TileGrid,
         row: u32,
@@ -479,7 +636,7 @@ impl Runner {
     ) -> Result<Vec<f32>, Failure> {
         if grid.columns() == 1 {
             let view = grid.tile(row as usize).view(&job.view);
-            let data = self.bake(job.field, plan, &view)?;
+            let data = self.bake(source, &view)?;
             bar.inc(view.pixel_count());
             return Ok(data);
         }
@@ -488,7 +645,7 @@ impl Runner {
         for column in 0..grid.columns() {
             let tile = grid.tile((row * grid.columns() + column) as usize);
             let view = tile.view(&job.view);
-            let data = self.bake(job.field, plan, &view)?;
+            let data = self.bake(source, &view)?;
             let (tw, th) = (tile.size[0] as usize * numbers, tile.size[1] as usize);
             if band.is_empty() {
                 band.resize(line * th, 0.0);
@@ -520,6 +677,14 @@ impl Runner {
             )));
         }
         check_height_scale(height_scale, graph.range_of(&target), &view)?;
+        let channels = if matches!(job.format, Format::Png | Format::Png16) {
+            3
+        } else {
+            4
+        };
+        job.write
+            .check(job.format, channels)
+            .map_err(|e| Failure::bad_input(format!("--normal-map: {e}")))?;
         let options = NormalMapOptions {
             format: NormalMapFormat::Rgba32Float,
             height_scale,
@@ -549,6 +714,7 @@ impl Runner {
             [view.size[0], view.size[1]],
             &job.output,
             job.format,
+            &job.write,
         )?;
         self.tally.written += 1;
         eprintln!(

@@ -369,7 +369,8 @@ fn content_type(format: Format) -> &'static str {
     match format {
         Format::Png | Format::Png16 => "image/png",
         Format::Exr => "image/x-exr",
-        Format::Npy => "application/octet-stream",
+        Format::Tiff => "image/tiff",
+        Format::Npy | Format::R16 | Format::R32 => "application/octet-stream",
     }
 }
 
@@ -442,6 +443,15 @@ fn preview(state: &State, request: &Request, file: Option<Format>) -> Response {
         Err(response) => return response,
     };
     let as_png = file.is_some();
+    let ramp = match render::ramp_of(&req, file) {
+        Ok(ramp) => ramp,
+        Err(issues) => {
+            return Response::json(
+                422,
+                &json!({ "generation": req.generation, "errors": render::issues_json(&issues) }),
+            )
+        }
+    };
     if as_png {
         // The PNG is the values; the flow view's vectors would only cost time.
         req.flow = None;
@@ -463,7 +473,7 @@ fn preview(state: &State, request: &Request, file: Option<Format>) -> Response {
         ),
         Some(Ok(preview)) if as_png => {
             let format = file.unwrap_or(Format::Png);
-            match render::encode(&preview, format) {
+            match render::encode(&preview, format, ramp) {
                 Ok(bytes) => Response::bytes(200, content_type(format), bytes),
                 Err(e) => Response::json(
                     500,

@@ -135,6 +135,7 @@ fn node_request(request: &NodesRequest, id: &str, size: [u32; 2]) -> Option<Prev
         session: None,
         generation: 0,
         flow: None,
+        ramp: None,
         format: None,
     })
 }

@@ -9,7 +9,7 @@ use std::time::Instant;
 use noisegraph::analysis::{power_spectrum, stats};
 use noisegraph::gpu::Specialize;
 use noisegraph::graph::gradient_refusal;
-use noisegraph::io::{encode_field, Format};
+use noisegraph::io::{encode_field_with, Format, Ramp, WriteOptions};
 use noisegraph::{Error, Executor, Field, GraphIssue, NoiseGraph, Plan, RunOptions, View};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -64,7 +64,10 @@ pub struct PreviewRequest {
     /// The flow mode shown (one of [`FLOW_MODES`]).
     #[serde(default)]
     pub flow: Option<String>,
-    /// For `/api/export`: the file format (`png`, `png16`, `exr`, `npy`, as `bake --format`).
+    /// The PNG download's colour ramp (as `bake --ramp`); grey when absent.
+    #[serde(default)]
+    pub ramp: Option<String>,
+    /// For `/api/export`: the file format (as `bake --format`).
     #[serde(default)]
     pub format: Option<String>,
 }
@@ -345,10 +348,38 @@ pub fn pack(preview: &Preview, generation: u64, backend: &str) -> Vec<u8> {
     out
 }
 
-/// The preview as the file `bake --format FORMAT` writes for the same view (the same
-/// samples; PNG levels from the preview's range).
-pub fn encode(preview: &Preview, format: Format) -> Result<Vec<u8>, String> {
-    encode_field(&preview.field, format, preview.range).map_err(|e| e.to_string())
+/// The request's colour ramp for the download (as `bake --ramp`, which takes an 8-bit PNG
+/// only); a bad one is an issue at field `ramp`.
+pub fn ramp_of(
+    request: &PreviewRequest,
+    format: Option<Format>,
+) -> Result<Option<Ramp>, Vec<GraphIssue>> {
+    let ramp = request
+        .ramp
+        .as_deref()
+        .map(Ramp::parse)
+        .transpose()
+        .map_err(|e| vec![issue("ramp", e.to_string())])?;
+    if ramp.is_some() {
+        let options = WriteOptions {
+            ramp: ramp.clone(),
+            ..WriteOptions::default()
+        };
+        options
+            .check(format.unwrap_or(Format::Png), 1)
+            .map_err(|e| vec![issue("ramp", e.to_string())])?;
+    }
+    Ok(ramp)
+}
+
+/// The preview as the file `bake --format FORMAT [--ramp NAME]` writes for the same view,
+/// byte for byte (PNG levels from the preview's range).
+pub fn encode(preview: &Preview, format: Format, ramp: Option<Ramp>) -> Result<Vec<u8>, String> {
+    let options = WriteOptions {
+        ramp,
+        ..WriteOptions::default()
+    };
+    encode_field_with(&preview.field, format, preview.range, &options).map_err(|e| e.to_string())
 }
 
 /// Renders one request at a time (a render uses every core) and drops a waiting request
@@ -438,6 +469,31 @@ mod tests {
         )
         .unwrap();
         assert_eq!(Some(minmax.range), minmax.field.min_max());
+    }
+
+    #[test]
+    fn png_download_takes_a_colour_ramp() {
+        let graph: Value = serde_json::from_str(GRAPH).unwrap();
+        let req = request(json!({"graph": graph, "size": [8, 4], "ramp": "magma"}));
+        let ramp = ramp_of(&req, None).unwrap();
+        let preview = render(&Executor::Cpu, &req).unwrap();
+        let bytes = encode(&preview, Format::Png, ramp).unwrap();
+        let mut reader = ::png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        reader.next_frame(&mut pixels).unwrap();
+        assert_eq!(reader.info().color_type, ::png::ColorType::Rgb);
+        let magma = Ramp::parse("magma").unwrap();
+        let v = preview.field.data[0];
+        assert_eq!(
+            pixels[..3],
+            magma.rgb8(noisegraph::io::normalize(v, preview.range))
+        );
+        let bad = ramp_of(&request(json!({"graph": graph, "ramp": "#12"})), None).unwrap_err();
+        assert_eq!(bad[0].field, "ramp");
+        let exr = ramp_of(&req, Some(Format::Exr)).unwrap_err();
+        assert!(exr[0].message.contains("--ramp"), "{}", exr[0].message);
     }
 
     #[test]
