@@ -1,7 +1,7 @@
 //! A graph's node as source code for your own shaders: one module per shading language.
 //! [`wgsl`] writes a self-contained WGSL module (the plain, precise and gradient functions);
-//! [`shader`] writes it in any language ([`shader::export_shader`]): GLSL ([`glsl`]), HLSL
-//! ([`hlsl`]) and MSL ([`msl`]) are translated from the WGSL by naga's back ends, optionally in
+//! [`shader`] writes it in any language ([`shader::export_shader`]): GLSL (`glsl.rs`), HLSL
+//! (`hlsl.rs`) and MSL (`msl.rs`) are translated from the WGSL by naga's back ends, optionally in
 //! an engine's shape.
 
 pub(crate) mod c_names;

@@ -98,7 +98,7 @@ fn parse_npy_header(bytes: &[u8], path: &Path) -> Result<NpyHeader> {
     })
 }
 
-/// Reads a float32 `.npy` file written by [`write_field`] (or NumPy) back into a field.
+/// Reads a float32 `.npy` file written by [`write_field`](super::write_field) (or NumPy) back into a field.
 pub fn read_npy(path: &Path) -> Result<Field> {
     let bytes = std::fs::read(path).map_err(io_err(path))?;
     let bad = |m: &str| Error::InvalidRequest(format!("{}: {m}", path.display()));
