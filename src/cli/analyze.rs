@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use noisegraph::analysis::{derivative_view, power_spectrum, stats, DerivativeView, Stats};
+use noisegraph::analysis::{
+    derivative_view, power_spectrum, report_radii, stats, DerivativeView, Stats,
+};
 use noisegraph::io::{read_npy, write_field, Format};
 
 use super::plot::{Canvas, BLACK, GREY, WHITE};
@@ -30,21 +32,6 @@ pub struct AnalyzeArgs {
     /// Which slice of a volume the spectrum and views use.
     #[arg(long, default_value_t = 0)]
     pub slice: u32,
-}
-
-/// Radii (cycles per image) at which the text report samples the radial profile: about
-/// half an octave apart.
-fn report_radii(max_r: usize) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::new();
-    let mut r = 1.0f64;
-    while r.round() as usize <= max_r {
-        let ri = r.round() as usize;
-        if out.last() != Some(&ri) {
-            out.push(ri);
-        }
-        r *= std::f64::consts::SQRT_2;
-    }
-    out
 }
 
 pub fn run(args: AnalyzeArgs) -> Result<(), Failure> {

@@ -1,7 +1,7 @@
 //! The tool's other commands as functions: `wgsl` (its fields; `noisegraph/_wgsl.py` makes the
 //! result), `presets`, `schema`, `parity`, `analyze`, `info`.
 
-use noisegraph::analysis::{power_spectrum, stats};
+use noisegraph::analysis::{power_spectrum, report_radii, stats};
 use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
 use noisegraph::graph::PlanOptions;
 use noisegraph::parity::run_parity;
@@ -194,21 +194,6 @@ pub fn analyze<'py>(
     dict.set_item("peak_radius", peak)?;
     dict.set_item("anisotropy", anisotropy)?;
     Ok(dict)
-}
-
-/// Radii (cycles per image) at which the tool's report samples the radial profile: about
-/// half an octave apart (as `noisegraph analyze` prints them).
-fn report_radii(max_r: usize) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::new();
-    let mut r = 1.0f64;
-    while r.round() as usize <= max_r {
-        let ri = r.round() as usize;
-        if out.last() != Some(&ri) {
-            out.push(ri);
-        }
-        r *= std::f64::consts::SQRT_2;
-    }
-    out
 }
 
 /// `analyze`'s array: float32, (H, W) or (D, H, W), C-contiguous, copied into a field.

@@ -211,6 +211,22 @@ impl DerivativeView {
     }
 }
 
+/// Radii (cycles per image, up to `max_r`) at which a report samples a radial power
+/// profile: about half an octave apart, each once (what `noisegraph analyze` prints and the
+/// Python package's `analyze` returns).
+pub fn report_radii(max_r: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    let mut r = 1.0f64;
+    while r.round() as usize <= max_r {
+        let ri = r.round() as usize;
+        if out.last() != Some(&ri) {
+            out.push(ri);
+        }
+        r *= std::f64::consts::SQRT_2;
+    }
+    out
+}
+
 /// The slope or curvature of slice `z` of `field`, in units of the field per pixel.
 pub fn derivative_view(field: &Field, z: u32, view: DerivativeView) -> Field {
     let (w, h) = (field.width as usize, field.height as usize);
