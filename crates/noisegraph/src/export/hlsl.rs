@@ -30,16 +30,18 @@ pub(crate) fn translate(module: &WgslModule) -> Result<String> {
     Ok(brace_initializers(out.trim()) + "\n")
 }
 
-/// `code` with the module-scope constants that naga initializes with its array constructor
-/// helpers (`static const float4 t[4] = Constructarray4_float4_(a, b, c, d);`) initialized
-/// with brace lists instead (`= { a, b, c, d };`): the form every HLSL compiler takes
-/// (glslang's HLSL front end mistakes a global initializer's call for recursion).
+/// `code` with the module-scope constants and tables that naga initializes with its array
+/// constructor helpers (`static const float4 t[4] = Constructarray4_float4_(a, b, c, d);`,
+/// `static float t[N] = ...`) initialized with brace lists instead (`= { a, b, c, d };`): the
+/// form every HLSL compiler takes (glslang's HLSL front end mistakes a global initializer's
+/// call for recursion).
 fn brace_initializers(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
     let mut at = 0;
     for item in c_names::items(code) {
         let text = &code[item.span.clone()];
-        if !text.starts_with("static const") {
+        // Module-scope variables only: naga writes no `static` functions.
+        if !text.starts_with("static ") {
             continue;
         }
         out.push_str(&code[at..item.span.start]);
@@ -152,6 +154,10 @@ mod tests {
                     static const float4 h_k[2] = h_Constructarray2_float4_(float4(1.0, 2.0, 3.0, 4.0), (0.0).xxxx);\n\
                     float f() { return h_Constructarray2_float4_((0.0).xxxx, (1.0).xxxx)[0].x; }";
         let out = super::brace_initializers(code);
+        let table = super::brace_initializers(
+            "static float h_t[2] = h_Constructarray2_float_(0.5, 1.0);",
+        );
+        assert_eq!(table, "static float h_t[2] = { 0.5, 1.0 };");
         assert!(
             out.contains(
                 "static const float4 h_k[2] = { float4(1.0, 2.0, 3.0, 4.0), (0.0).xxxx };"
