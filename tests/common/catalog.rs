@@ -214,16 +214,17 @@ pub fn has_seams(graph: &NoiseGraph) -> bool {
 /// (see [`has_seams`]).
 pub const SEAM_ALLOWANCE: f64 = 0.01;
 
-/// The catalog graphs the GLSL, HLSL and MSL exports take: all but those reading a table
-/// over `MAX_TRANSLATED_TABLE_FLOATS` (wavelet 3D's default 128^3 tile), which are checked to
-/// be refused with a message naming the limit.
+/// The catalog graphs the GLSL ES and MSL exports take (they inline every table): all but
+/// those reading a table over `MAX_TRANSLATED_TABLE_FLOATS` (wavelet 3D's default 128^3
+/// tile), which are checked to be refused with a message naming the limit. GLSL 4.50 and
+/// HLSL take every graph (large tables go to their storage buffer).
 pub fn translatable() -> Vec<CatalogGraph> {
     use noisegraph::export::{export_shader, Language, ShaderOptions};
     let mut refused = Vec::new();
     let kept = all()
         .into_iter()
         .filter(|case| {
-            match export_shader(&case.graph, &ShaderOptions::new("probe", Language::Glsl)) {
+            match export_shader(&case.graph, &ShaderOptions::new("probe", Language::GlslEs)) {
                 Ok(_) => true,
                 Err(e) => {
                     let e = e.to_string();

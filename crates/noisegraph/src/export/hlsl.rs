@@ -27,7 +27,15 @@ pub(crate) fn translate(module: &WgslModule) -> Result<String> {
         .write(&ir, &info, None)
         .map_err(|e| Error::Gpu(format!("naga's HLSL back end failed: {e}")))?;
     drop(writer);
-    Ok(brace_initializers(out.trim()) + "\n")
+    Ok(brace_initializers(&unsigned_negation(out.trim())) + "\n")
+}
+
+/// `code` with naga's wrapping negation of an integer (`asint(-asuint(val))`, in its `abs`
+/// helper) written as a subtraction (`asint(0u - asuint(val))`, the same bits): glslang turns
+/// a negated `uint` into `OpSNegate` on an unsigned type, which naga's SPIR-V front end (wgpu's
+/// loader) refuses.
+fn unsigned_negation(code: &str) -> String {
+    code.replace("(-asuint(", "(0u - asuint(")
 }
 
 /// `code` with the module-scope constants and tables that naga initializes with its array
@@ -148,6 +156,14 @@ fn unity_wrappers(module: &WgslModule) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn unsigned_negation_becomes_a_subtraction() {
+        assert_eq!(
+            super::unsigned_negation("return val >= 0 ? val : asint(-asuint(val));"),
+            "return val >= 0 ? val : asint(0u - asuint(val));"
+        );
+    }
+
     #[test]
     fn array_constructors_become_brace_lists() {
         let code = "typedef float4 ret_Constructarray2_float4_[2];\n\

@@ -9,14 +9,14 @@
 //! (`value`, and `d`: the derivatives x y z w). Every other name the file declares, the back
 //! ends' own helpers included, starts with `NAME_`.
 //!
-//! Tables: GLSL 4.50 and HLSL translate the WGSL export itself, so they hold its tables as it
-//! does: up to [`super::wgsl::INLINE_TABLE_FLOATS`] floats in a global array with an
-//! initializer (GLSL `float NAME_t0_table[N] = ...;`, HLSL `static float ...`), larger ones in
-//! one storage buffer at [`ShaderOptions::table_binding`] ([`table_buffer_declaration`]; the
-//! data is [`ShaderExport::tables`]). Not `const` arrays: glslang copies a dynamically indexed
-//! constant array into a function variable at every lookup, which Mesa's llvmpipe compiles for
-//! minutes, and a table of 16384 inlined floats takes it minutes more; compilers that see a
-//! global never written treat it as constant data. GLSL ES, Godot and Metal inline every table
+//! Tables: GLSL 4.50 and HLSL translate the WGSL export itself (with a smaller inline limit),
+//! so they hold tables as it does: up to [`super::wgsl::TRANSLATED_INLINE_TABLE_FLOATS`]
+//! floats in a global array with an initializer (GLSL `float NAME_t0_table[N] = ...;`, HLSL
+//! `static float ...`), larger ones in one storage buffer at [`ShaderOptions::table_binding`]
+//! ([`table_buffer_declaration`]; the data is [`ShaderExport::tables`]). Not `const` arrays:
+//! glslang copies a dynamically indexed constant array into a function variable at every
+//! lookup, which Mesa's llvmpipe compiled for over ten minutes (OpenSimplex2 3D's 144
+//! floats); compilers that see a global never written treat it as constant data. GLSL ES, Godot and Metal inline every table
 //! (up to [`super::wgsl::MAX_TRANSLATED_TABLE_FLOATS`]) as a constant array: GLSL ES and
 //! Godot have no storage buffer a file could declare for itself, Godot no other module-scope
 //! variables and MSL no program-scope private ones.
@@ -32,7 +32,10 @@ use std::str::FromStr;
 use crate::error::{Error, Result};
 use crate::graph::NoiseGraph;
 
-use super::wgsl::{export_wgsl, export_wgsl_inlined, TableBinding, WgslOptions};
+use super::wgsl::{
+    export_wgsl, export_wgsl_inlined, export_wgsl_inlining, TableBinding, WgslOptions,
+    TRANSLATED_INLINE_TABLE_FLOATS,
+};
 use super::{c_names, glsl, hlsl, msl};
 
 /// A shading language the export writes.
@@ -82,9 +85,10 @@ impl Language {
         }
     }
 
-    /// Whether an export in this language reads tables over [`super::wgsl::INLINE_TABLE_FLOATS`]
-    /// floats from a storage buffer ([`ShaderOptions::table_binding`]); the others inline
-    /// every table.
+    /// Whether an export in this language reads large tables from a storage buffer
+    /// ([`ShaderOptions::table_binding`]: WGSL over [`super::wgsl::INLINE_TABLE_FLOATS`]
+    /// floats, GLSL 4.50 and HLSL over [`super::wgsl::TRANSLATED_INLINE_TABLE_FLOATS`]); the
+    /// others inline every table.
     pub fn has_table_buffer(self) -> bool {
         matches!(self, Language::Wgsl | Language::Glsl | Language::Hlsl)
     }
@@ -308,13 +312,14 @@ pub fn export_shader(graph: &NoiseGraph, options: &ShaderOptions) -> Result<Shad
     let module = match options.language {
         // The WGSL export itself: small tables in private arrays, large ones in its storage
         // buffer (see the module docs).
-        Language::Glsl | Language::Hlsl => export_wgsl(
+        Language::Glsl | Language::Hlsl => export_wgsl_inlining(
             graph,
             &WgslOptions {
                 name: options.name.clone(),
                 node: options.node.clone(),
                 table_binding: options.table_binding,
             },
+            TRANSLATED_INLINE_TABLE_FLOATS,
         )?,
         _ => export_wgsl_inlined(graph, &options.name, options.node.as_deref())?,
     };

@@ -39,6 +39,13 @@ use crate::twin::export::lattice::{fixed_constant, fixed_value};
 /// Largest table inlined as a `const` array, in floats; larger ones go to the storage binding.
 pub const INLINE_TABLE_FLOATS: usize = 4096;
 
+/// Largest table the GLSL 4.50 and HLSL exports inline (as a global array), in floats; larger
+/// ones go to their storage buffer. Smaller than [`INLINE_TABLE_FLOATS`]: Mesa's llvmpipe
+/// (lavapipe, where CI runs them) turns every dynamic lookup of such an array into a search
+/// over its elements, and measured a minute to compile OpenSimplex2 4D's 640 floats and over
+/// three for wavelet's 1024-float tile of 32 (at 256, wave's default table, a few seconds).
+pub const TRANSLATED_INLINE_TABLE_FLOATS: usize = 256;
+
 /// Largest table the GLSL, HLSL and MSL exports inline (they have no storage buffer), in
 /// floats: room for wavelet's default 2D tile (128 x 128, 16384) and OpenSimplex2 `smooth`'s
 /// 4D candidates (20536). Larger tables (a 3D tile of 128, 2M floats)
@@ -137,11 +144,21 @@ fn check_name(name: &str) -> Result<()> {
 /// Exports `options.node` of `graph` as a WGSL module (see the module docs). The module is
 /// validated with naga before it is returned.
 pub fn export_wgsl(graph: &NoiseGraph, options: &WgslOptions) -> Result<WgslModule> {
+    export_wgsl_inlining(graph, options, INLINE_TABLE_FLOATS)
+}
+
+/// [`export_wgsl`] with tables of up to `inline_floats` floats inlined, larger ones in the
+/// storage buffer (the GLSL 4.50 and HLSL exports take [`TRANSLATED_INLINE_TABLE_FLOATS`]).
+pub(crate) fn export_wgsl_inlining(
+    graph: &NoiseGraph,
+    options: &WgslOptions,
+    inline_floats: usize,
+) -> Result<WgslModule> {
     check_name(&options.name)?;
     let plan = Plan::with_options(graph, options.node.as_deref(), PlanOptions { fuse: false })?;
     let node = plan.stages[plan.target].node.clone();
     let dims = graph.dims_of(&node);
-    let tables = TableForm::Binding(options.table_binding);
+    let tables = TableForm::Binding(options.table_binding, inline_floats);
     let mut module = Module::new(&options.name, &plan, tables);
     let source = module.assemble(dims);
     validate_wgsl(&source).map_err(|e| {
@@ -166,9 +183,10 @@ pub fn export_wgsl(graph: &NoiseGraph, options: &WgslOptions) -> Result<WgslModu
 /// Where an export's tables live.
 #[derive(Debug, Clone, Copy)]
 enum TableForm {
-    /// Up to [`INLINE_TABLE_FLOATS`] floats in a `var<private>` array (what SPIR-V indexes
-    /// fastest), larger ones in the storage buffer at `@group(g) @binding(b)`.
-    Binding([u32; 2]),
+    /// Up to the given number of floats ([`INLINE_TABLE_FLOATS`] for WGSL) in a
+    /// `var<private>` array (what SPIR-V indexes fastest), larger ones in the storage buffer
+    /// at `@group(g) @binding(b)`.
+    Binding([u32; 2], usize),
     /// Every table in a module-scope `const` array, whatever its size: the form the other
     /// languages' back ends turn into plain constant arrays (GLSL ES and Godot have no storage
     /// buffers, and MSL has no program-scope private variables).
@@ -434,13 +452,14 @@ impl<'a> Module<'a> {
             }
         }
         let binding = match self.tables {
-            TableForm::Binding(binding) => Some(binding),
+            TableForm::Binding(binding, _) => Some(binding),
             TableForm::Const => None,
         };
+        let inline_floats = self.inline_floats();
         let needs_buffer = self.instances.iter().any(|i| {
             i.table
                 .as_ref()
-                .is_some_and(|t| t.len() > INLINE_TABLE_FLOATS)
+                .is_some_and(|t| t.len() > inline_floats)
         });
         if let (Some([g, b]), true) = (binding, needs_buffer) {
             let _ = writeln!(
@@ -455,6 +474,14 @@ impl<'a> Module<'a> {
             s,
             "// Every other name starts with `{n}_`. Generated: do not edit; export again instead.\n"
         );
+    }
+
+    /// The largest table inlined (every table with [`TableForm::Const`]).
+    fn inline_floats(&self) -> usize {
+        match self.tables {
+            TableForm::Binding(_, floats) => floats,
+            TableForm::Const => usize::MAX,
+        }
     }
 
     /// One table instance: its family files under the instance prefix, `aux[i]` read through
@@ -475,7 +502,7 @@ impl<'a> Module<'a> {
                 table.len(),
                 values.join(", ")
             );
-        } else if table.len() <= INLINE_TABLE_FLOATS {
+        } else if table.len() <= self.inline_floats() {
             let values: Vec<String> = table.iter().map(|&v| f32_lit(v)).collect();
             let _ = writeln!(
                 s,
@@ -488,7 +515,7 @@ impl<'a> Module<'a> {
         } else {
             let base = self.table_data.len();
             if base == 0 {
-                let TableForm::Binding([g, b]) = self.tables else {
+                let TableForm::Binding([g, b], _) = self.tables else {
                     unreachable!("checked above")
                 };
                 let _ = writeln!(
