@@ -302,7 +302,10 @@ fn contract(language: Language) {
         .flatten()
         .filter(|e| e.export.no_gradient.is_none())
         .count();
-    println!("{language}: {graphs} graphs ({gradients} with a gradient) in {} shaders", batches.len());
+    println!(
+        "{language}: {graphs} graphs ({gradients} with a gradient) in {} shaders",
+        batches.len()
+    );
     let mut failures = Vec::new();
     for batch in &batches {
         let start = std::time::Instant::now();

@@ -176,12 +176,22 @@ pub fn presets_and_examples() -> Vec<CatalogGraph> {
             graph: NoiseGraph::from_json(p.json).unwrap_or_else(|e| panic!("{}: {e}", p.name)),
         })
         .collect();
-    for name in ["terrain", "marble", "mountains"] {
-        let path = format!("{}/examples/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    // Every example graph, examples/*.json, so that a new one is checked too.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         out.push(CatalogGraph {
             label: format!("example {name}"),
-            graph: NoiseGraph::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}")),
+            graph: NoiseGraph::from_json(&text)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display())),
         });
     }
     out

@@ -170,9 +170,8 @@ mod tests {
                     static const float4 h_k[2] = h_Constructarray2_float4_(float4(1.0, 2.0, 3.0, 4.0), (0.0).xxxx);\n\
                     float f() { return h_Constructarray2_float4_((0.0).xxxx, (1.0).xxxx)[0].x; }";
         let out = super::brace_initializers(code);
-        let table = super::brace_initializers(
-            "static float h_t[2] = h_Constructarray2_float_(0.5, 1.0);",
-        );
+        let table =
+            super::brace_initializers("static float h_t[2] = h_Constructarray2_float_(0.5, 1.0);");
         assert_eq!(table, "static float h_t[2] = { 0.5, 1.0 };");
         assert!(
             out.contains(

@@ -456,11 +456,10 @@ impl<'a> Module<'a> {
             TableForm::Const => None,
         };
         let inline_floats = self.inline_floats();
-        let needs_buffer = self.instances.iter().any(|i| {
-            i.table
-                .as_ref()
-                .is_some_and(|t| t.len() > inline_floats)
-        });
+        let needs_buffer = self
+            .instances
+            .iter()
+            .any(|i| i.table.as_ref().is_some_and(|t| t.len() > inline_floats));
         if let (Some([g, b]), true) = (binding, needs_buffer) {
             let _ = writeln!(
                 s,
