@@ -27,7 +27,7 @@ def main():
         counts = sorted({len(runs) for (s, _), runs in rows.items() if s == size})
         load = f", load average {min(loads):.1f} to {max(loads):.1f}" if loads else ""
         print(f"\n{size}x{size}, medians of {'/'.join(map(str, counts))} interleaved runs{load}:\n")
-        print("| case | wall s | x npy (wall) | CPU s | x npy (CPU) | peak RSS MB | x npy (RSS) | file MB | x npy (file) |")
+        print("| case | wall s | x npy (wall) | CPU s | x npy (CPU) | peak RSS MiB | x npy (RSS) | file MB | x npy (file) |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         npy_rss = med(base, "rss_kb")
         for s, case in order:

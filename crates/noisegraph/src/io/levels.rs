@@ -37,6 +37,8 @@ impl Levels {
 
     /// `v` mapped to `0..=top`, as `(normalize(v, range) * top).round()`.
     #[inline(always)]
+    // `max` then `min`, not `clamp`, which keeps NaN.
+    #[allow(clippy::manual_clamp)]
     fn level(&self, v: f32, top: f32) -> u32 {
         let t = if self.flat {
             0.5
