@@ -90,8 +90,9 @@ pub struct BakeArgs {
     /// n * 0.5 + 0.5; npy (H, W, 4) and exr RGBA get (nx, ny, nz, height).
     #[arg(long, value_name = "analytic|central")]
     pub normal_map: Option<String>,
-    /// PNG deflate effort: `fast` (level 1, about the speed of the noise), `default` (6) or
-    /// `best` (9). Bands are deflated on every core either way. PNG only [default: fast].
+    /// PNG deflate effort: `fast` (each piece Huffman-coded without a search for matches, about
+    /// the speed of the noise), `default` (zlib's level 6) or `best` (9). Bands are deflated on
+    /// every core either way. PNG only [default: fast].
     #[arg(long, value_name = "fast|default|best")]
     pub png_compression: Option<String>,
     /// EXR block compression (lossless): `zip` (16-line zlib blocks), `piz` (wavelet, 32
