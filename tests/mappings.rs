@@ -1,0 +1,691 @@
+//! The mappings of issue 31 (`transform`, `sphere`, `torus`, `cylinder`): GPU against CPU
+//! within the parity tolerance (values and gradients), the exact gradient against central
+//! differences, continuity across the torus's and cylinder's wraps and the sphere's seam and
+//! poles, the identities (a quarter turn is the source rotated, bit for bit; translate and
+//! scale are shifted and scaled views), mappings pushed down through point-wise nodes,
+//! fractals and warps, nested mappings composing, point queries and the WGSL export, and
+//! the errors of bad fields.
+
+mod common;
+
+use noisegraph::engine::{run_cpu, run_cpu_gradient};
+use noisegraph::graph::gradient_plan;
+use noisegraph::parity::PARITY_TOLERANCE;
+use noisegraph::{GradientField, NoiseGraph, Plan, RunOptions, View};
+use serde_json::{json, Value};
+
+/// A graph of `nodes` (objects with ids) whose output is `out`.
+fn graph(seed: u32, nodes: Value) -> NoiseGraph {
+    NoiseGraph::from_value(&json!({ "seed": seed, "output": "out", "nodes": nodes }))
+        .unwrap_or_else(|e| panic!("test graph: {e}"))
+}
+
+fn cpu_value(graph: &NoiseGraph, view: &View) -> Vec<f32> {
+    let plan = Plan::new(graph, None).expect("plan");
+    run_cpu(&plan, view, &RunOptions::default())
+        .expect("value bake")
+        .data
+}
+
+fn cpu_gradient(graph: &NoiseGraph, view: &View) -> GradientField {
+    let plan = gradient_plan(graph, None).expect("gradient plan");
+    run_cpu_gradient(&plan, view, &RunOptions::default()).expect("gradient bake")
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The mapped graphs every check runs: each mapping over a chain, a point-wise node, a warp
+/// and a nested mapping, so "any subgraph" is covered.
+fn cases() -> Vec<(&'static str, NoiseGraph, View)> {
+    let unit = View::image(61, 47);
+    let off = View::image(61, 47)
+        .with_origin([-1.3, 0.7, 0.0])
+        .with_extent([1.5, 1.2, 1.0]);
+    vec![
+        (
+            "transform 2D of fbm",
+            graph(
+                3,
+                json!([
+                    { "id": "p", "type": "perlin", "frequency": 3 },
+                    { "id": "f", "type": "fbm", "source": "p", "octaves": 4 },
+                    { "id": "out", "type": "transform", "source": "f", "translate": [0.3, -1.2], "rotate": 33, "scale": [1.5, 0.75] }
+                ]),
+            ),
+            off,
+        ),
+        (
+            "transform 3D of a sum (point-wise)",
+            graph(
+                5,
+                json!([
+                    { "id": "s", "type": "simplex", "dims": 3, "frequency": 2.5 },
+                    { "id": "v", "type": "value", "dims": 3, "frequency": 4, "seed_offset": 2 },
+                    { "id": "a", "type": "add", "inputs": ["s", "v"] },
+                    { "id": "out", "type": "transform", "source": "a", "axis": [1, 2, 0.5], "angle": 50, "scale": 1.3, "translate": [0.1, 0.2, 0.7] }
+                ]),
+            ),
+            off,
+        ),
+        (
+            "transform of a warp",
+            graph(
+                7,
+                json!([
+                    { "id": "p", "type": "perlin", "frequency": 3 },
+                    { "id": "dx", "type": "simplex", "frequency": 2, "seed_offset": 1 },
+                    { "id": "dy", "type": "simplex", "frequency": 2, "seed_offset": 2 },
+                    { "id": "w", "type": "warp", "source": "p", "displace": ["dx", "dy"], "amplitude": 0.2 },
+                    { "id": "out", "type": "transform", "source": "w", "rotate": -70, "translate": [2, 1] }
+                ]),
+            ),
+            off,
+        ),
+        (
+            "torus of OpenSimplex2 fbm",
+            graph(
+                9,
+                json!([
+                    { "id": "o", "type": "opensimplex2", "dims": 4, "frequency": 4 },
+                    { "id": "f", "type": "fbm", "source": "o", "octaves": 3 },
+                    { "id": "out", "type": "torus", "source": "f" }
+                ]),
+            ),
+            unit,
+        ),
+        (
+            "sphere of simplex",
+            graph(
+                11,
+                json!([
+                    { "id": "s", "type": "simplex", "dims": 3, "frequency": 2 },
+                    { "id": "out", "type": "sphere", "source": "s" }
+                ]),
+            ),
+            unit,
+        ),
+        (
+            "cylinder of a rotated perlin (nested)",
+            graph(
+                13,
+                json!([
+                    { "id": "p", "type": "perlin", "dims": 3, "frequency": 3 },
+                    { "id": "t", "type": "transform", "source": "p", "axis": [1, 0, 0], "angle": 30 },
+                    { "id": "out", "type": "cylinder", "source": "t", "radius": 0.3 }
+                ]),
+            ),
+            unit,
+        ),
+        (
+            "transform of a sphere (nested above a curve)",
+            graph(
+                17,
+                json!([
+                    { "id": "s", "type": "perlin", "dims": 3, "frequency": 3 },
+                    { "id": "m", "type": "sphere", "source": "s", "radius": 0.8 },
+                    { "id": "out", "type": "transform", "source": "m", "translate": [0.25, 0], "scale": [1, 0.5] }
+                ]),
+            ),
+            unit,
+        ),
+    ]
+}
+
+/// Values within 1e-4 stage by stage on parity sizes; gradients within 1e-4 of the
+/// gradient scale on 0.1% of pixels at most.
+#[test]
+fn gpu_matches_the_cpu_twin() {
+    let Some(ctx) = common::gpu() else { return };
+    for (label, g, view) in cases() {
+        for [w, h] in [[1, 1], [67, 3], [33, 29]] {
+            let v = View {
+                size: [w, h, 1],
+                ..view
+            };
+            common::assert_parity_view(&ctx, &g, &v, label);
+        }
+        let plan = gradient_plan(&g, None).expect("gradient plan");
+        let gpu = ctx
+            .run_gradient(&plan, &view, &RunOptions::default())
+            .expect("gpu gradient");
+        let cpu = cpu_gradient(&g, &view);
+        let scale = median(
+            cpu.data
+                .iter()
+                .map(|s| f64::from(s[1].hypot(s[2])))
+                .collect(),
+        )
+        .max(1.0) as f32;
+        let over = gpu
+            .data
+            .iter()
+            .zip(&cpu.data)
+            .filter(|(a, b)| {
+                (a[0] - b[0]).abs() > PARITY_TOLERANCE
+                    || (1..4).any(|c| {
+                        let d = (a[c] - b[c]).abs();
+                        d.is_nan() || d > PARITY_TOLERANCE * scale.max(b[c].abs())
+                    })
+            })
+            .count();
+        assert!(
+            over as f64 <= 0.001 * cpu.data.len() as f64,
+            "{label}: {over} of {} gradient pixels over the tolerance",
+            cpu.data.len()
+        );
+    }
+}
+
+/// (median |analytic - central difference| over pixels and axes, median |gradient|).
+fn central_difference_error(
+    graph: &NoiseGraph,
+    view: &View,
+    g: &GradientField,
+    h: f64,
+) -> (f64, f64) {
+    let mut errors = Vec::new();
+    let mut sizes = Vec::new();
+    for axis in 0..2 {
+        let shifted = |sign: f64| {
+            let mut origin = view.origin;
+            origin[axis] += sign * h;
+            cpu_value(graph, &view.with_origin(origin))
+        };
+        let (lo, hi) = (shifted(-1.0), shifted(1.0));
+        for (i, s) in g.data.iter().enumerate() {
+            let cd = (hi[i] as f64 - lo[i] as f64) / (2.0 * h);
+            errors.push((s[axis + 1] as f64 - cd).abs());
+            sizes.push((s[axis + 1] as f64).abs());
+        }
+    }
+    (median(errors), median(sizes))
+}
+
+/// The exact gradient (d/dx, d/dy of the mapped field along the view) against central
+/// differences: second order, under 1% of the typical gradient.
+#[test]
+fn gradients_match_central_differences() {
+    for (label, g, view) in cases() {
+        let view = View {
+            size: [32, 28, 1],
+            ..view
+        };
+        // Steps the f32 positions resolve: a mapped position is computed in f32.
+        let h = 2e-3;
+        let grad = cpu_gradient(&g, &view);
+        let (coarse, size) = central_difference_error(&g, &view, &grad, h);
+        let (fine, _) = central_difference_error(&g, &view, &grad, h / 2.0);
+        eprintln!("{label}: median |gradient| {size:.3}, error {coarse:.2e} -> {fine:.2e}");
+        assert!(size > 0.01, "{label}: a flat test field ({size})");
+        assert!(fine < 0.01 * size, "{label}: error {fine:e} against {size}");
+        assert!(
+            coarse / fine > 2.5 || fine < 1e-3 * size,
+            "{label}: halving the step divided the error by {}",
+            coarse / fine
+        );
+    }
+}
+
+/// A 2D field's samples on a `w` x `h` grid over the unit square.
+fn unit_bake(graph: &NoiseGraph, w: u32, h: u32, gpu: bool) -> Vec<f32> {
+    let view = View::image(w, h);
+    if gpu {
+        common::gpu_field(graph, &view).expect("gpu").data
+    } else {
+        cpu_value(graph, &view)
+    }
+}
+
+/// The largest difference between neighbouring samples inside a bake (the field's own
+/// variation per pixel), and across its wrap: along x, the last column against the first
+/// sample of the next period (x = 1, baked as its own one-pixel-wide view), and the same
+/// along y.
+fn wrap_steps(graph: &NoiseGraph, n: u32, gpu: bool) -> (f64, f64, f64) {
+    let inside = unit_bake(graph, n, n, gpu);
+    let at = |x: usize, y: usize| inside[y * n as usize + x] as f64;
+    let mut within = 0.0f64;
+    for y in 0..n as usize {
+        for x in 0..n as usize - 1 {
+            within = within.max((at(x + 1, y) - at(x, y)).abs());
+            within = within.max((at(y, x + 1) - at(y, x)).abs());
+        }
+    }
+    let h = 1.0 / n as f64;
+    let column = |x0: f64| {
+        let view = View::image(1, n)
+            .with_origin([x0, 0.0, 0.0])
+            .with_extent([h, 1.0, 1.0]);
+        if gpu {
+            common::gpu_field(graph, &view).expect("gpu").data
+        } else {
+            cpu_value(graph, &view)
+        }
+    };
+    let row = |y0: f64| {
+        let view = View::image(n, 1)
+            .with_origin([0.0, y0, 0.0])
+            .with_extent([1.0, h, 1.0]);
+        if gpu {
+            common::gpu_field(graph, &view).expect("gpu").data
+        } else {
+            cpu_value(graph, &view)
+        }
+    };
+    let next_x = column(1.0);
+    let across_x = (0..n as usize)
+        .map(|y| (next_x[y] as f64 - at(n as usize - 1, y)).abs())
+        .fold(0.0, f64::max);
+    let next_y = row(1.0);
+    let across_y = (0..n as usize)
+        .map(|x| (next_y[x] as f64 - at(x, n as usize - 1)).abs())
+        .fold(0.0, f64::max);
+    (within, across_x, across_y)
+}
+
+/// A torus bake's opposite edges meet: the step from the last column to x = 1 (the first
+/// column again, one period on) is no larger than a step inside the bake, and x = 1 equals
+/// x = 0 within rounding; the same along y. Simplex and OpenSimplex2 (which have no period
+/// of their own) tile this way.
+#[test]
+fn torus_bakes_tile() {
+    let gpu = common::gpu().is_some();
+    for family in ["simplex", "opensimplex2"] {
+        let g = graph(
+            21,
+            json!([
+                { "id": "n", "type": family, "dims": 4, "frequency": 5 },
+                { "id": "f", "type": "fbm", "source": "n", "octaves": 3 },
+                { "id": "out", "type": "torus", "source": "f" }
+            ]),
+        );
+        for on_gpu in [false, gpu] {
+            let (within, across_x, across_y) = wrap_steps(&g, 64, on_gpu);
+            eprintln!("torus {family} (gpu {on_gpu}): step inside {within:.4}, across x {across_x:.4}, across y {across_y:.4}");
+            assert!(within > 0.01, "{family}: a flat field");
+            assert!(
+                across_x <= within,
+                "{family}: x edges do not meet ({across_x} > {within})"
+            );
+            assert!(
+                across_y <= within,
+                "{family}: y edges do not meet ({across_y} > {within})"
+            );
+        }
+        // x = 1 is x = 0: the first column again.
+        let first = cpu_value(&g, &View::image(1, 16).with_extent([1.0 / 16.0, 1.0, 1.0]));
+        let again = cpu_value(
+            &g,
+            &View::image(1, 16)
+                .with_origin([1.0, 0.0, 0.0])
+                .with_extent([1.0 / 16.0, 1.0, 1.0]),
+        );
+        for (a, b) in first.iter().zip(&again) {
+            assert!(
+                (a - b).abs() < 1e-4,
+                "{family}: x = 0 gives {a}, x = 1 gives {b}"
+            );
+        }
+    }
+}
+
+/// A cylinder tiles in x (its y runs along the axis, so it does not tile in y).
+#[test]
+fn cylinder_bakes_tile_in_x() {
+    let g = graph(
+        23,
+        json!([
+            { "id": "n", "type": "simplex", "dims": 3, "frequency": 4 },
+            { "id": "out", "type": "cylinder", "source": "n" }
+        ]),
+    );
+    for on_gpu in [false, common::gpu().is_some()] {
+        let (within, across_x, across_y) = wrap_steps(&g, 64, on_gpu);
+        eprintln!("cylinder (gpu {on_gpu}): inside {within:.4}, across x {across_x:.4}, across y {across_y:.4}");
+        assert!(
+            across_x <= within,
+            "x edges do not meet ({across_x} > {within})"
+        );
+    }
+}
+
+/// A sphere is continuous across its seam (x = 0 and x = 1 are one meridian) and at its
+/// poles (every longitude at y = 0 is the same point, and at y = 1).
+#[test]
+fn sphere_seam_and_poles_are_continuous() {
+    let g = graph(
+        25,
+        json!([
+            { "id": "n", "type": "simplex", "dims": 3, "frequency": 3 },
+            { "id": "f", "type": "fbm", "source": "n", "octaves": 3 },
+            { "id": "out", "type": "sphere", "source": "f" }
+        ]),
+    );
+    for on_gpu in [false, common::gpu().is_some()] {
+        let (within, across_x, _) = wrap_steps(&g, 64, on_gpu);
+        eprintln!("sphere (gpu {on_gpu}): inside {within:.4}, across the seam {across_x:.4}");
+        assert!(across_x <= within, "the seam jumps ({across_x} > {within})");
+        // The pole rows: one value whatever the longitude.
+        for y0 in [0.0, 1.0] {
+            let view = View::image(97, 1)
+                .with_origin([0.0, y0, 0.0])
+                .with_extent([1.0, 1e-3, 1.0]);
+            let row = if on_gpu {
+                common::gpu_field(&g, &view).expect("gpu").data
+            } else {
+                cpu_value(&g, &view)
+            };
+            let spread = row.iter().fold(0.0f32, |m, v| m.max((v - row[0]).abs()));
+            assert!(
+                spread < 1e-4,
+                "pole y = {y0} (gpu {on_gpu}): values spread by {spread}"
+            );
+        }
+    }
+}
+
+/// A quarter turn is the source rotated, bit for bit on the CPU path (and within the
+/// tolerance on the GPU): out(x, y) = source(-y, x), so the transform's pixel (i, j) is the
+/// source's pixel (n - 1 - j, i) of the view starting at x = -(n - 1) h. Steps and
+/// frequencies are powers of two, so both place every sample exactly.
+#[test]
+fn a_quarter_turn_is_the_rotated_source() {
+    let n = 64usize;
+    let h = 1.0 / n as f64;
+    for family in ["perlin", "value", "cellular"] {
+        let nodes = |rotate: Option<f64>| {
+            let mut nodes = vec![json!({ "id": "src", "type": family, "frequency": 4 })];
+            nodes.push(match rotate {
+                Some(r) => {
+                    json!({ "id": "out", "type": "transform", "source": "src", "rotate": r })
+                }
+                None => json!({ "id": "out", "type": "scale_bias", "source": "src" }),
+            });
+            graph(31, Value::Array(nodes))
+        };
+        let turned = cpu_value(&nodes(Some(90.0)), &View::image(n as u32, n as u32));
+        let source_view =
+            View::image(n as u32, n as u32).with_origin([-((n - 1) as f64) * h, 0.0, 0.0]);
+        let source = cpu_value(&nodes(None), &source_view);
+        for j in 0..n {
+            for i in 0..n {
+                let (a, b) = (turned[j * n + i], source[i * n + (n - 1 - j)]);
+                assert_eq!(
+                    a.to_bits(),
+                    b.to_bits(),
+                    "{family} at ({i}, {j}): {a} vs {b}"
+                );
+            }
+        }
+        // A full turn (and -270 degrees, a quarter turn again) change nothing.
+        let again = cpu_value(&nodes(Some(-270.0)), &View::image(n as u32, n as u32));
+        assert_eq!(turned, again, "{family}: -270 degrees is 90 degrees");
+        if let Some(gpu) = common::gpu_field(&nodes(Some(90.0)), &View::image(n as u32, n as u32)) {
+            let worst = gpu
+                .data
+                .iter()
+                .zip(&turned)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            assert!(
+                worst <= PARITY_TOLERANCE,
+                "{family}: GPU differs by {worst}"
+            );
+        }
+    }
+}
+
+/// A 3D quarter turn about z is the same permutation on every slice.
+#[test]
+fn a_quarter_turn_about_z_is_the_rotated_volume_source() {
+    let n = 16usize;
+    let h = 1.0 / n as f64;
+    let with = |out: Value| {
+        graph(
+            33,
+            json!([{ "id": "src", "type": "perlin", "dims": 3, "frequency": 4 }, out]),
+        )
+    };
+    let turned = cpu_value(
+        &with(
+            json!({ "id": "out", "type": "transform", "source": "src", "axis": [0, 0, 2], "angle": 90 }),
+        ),
+        &View::volume(n as u32, n as u32, 4),
+    );
+    let source = cpu_value(
+        &with(json!({ "id": "out", "type": "scale_bias", "source": "src" })),
+        &View::volume(n as u32, n as u32, 4).with_origin([-((n - 1) as f64) * h, 0.0, 0.0]),
+    );
+    for k in 0..4 {
+        for j in 0..n {
+            for i in 0..n {
+                let (a, b) = (
+                    turned[(k * n + j) * n + i],
+                    source[(k * n + i) * n + (n - 1 - j)],
+                );
+                assert_eq!(a.to_bits(), b.to_bits(), "({i}, {j}, {k}): {a} vs {b}");
+            }
+        }
+    }
+}
+
+/// Translate and scale are views moved and scaled: the transform's bake of a view equals the
+/// source's bake of the view the map takes it to (within rounding of the split positions).
+#[test]
+fn translate_and_scale_are_shifted_views() {
+    let g = |out: Value| {
+        graph(
+            35,
+            json!([
+                { "id": "p", "type": "simplex", "frequency": 3 },
+                { "id": "f", "type": "fbm", "source": "p", "octaves": 5 },
+                out
+            ]),
+        )
+    };
+    let view = View::image(50, 40)
+        .with_origin([0.25, -0.5, 0.0])
+        .with_extent([1.0, 0.8, 1.0]);
+    let mapped = cpu_value(
+        &g(
+            json!({ "id": "out", "type": "transform", "source": "f", "translate": [3.5, -1.25], "scale": [2, 0.5] }),
+        ),
+        &view,
+    );
+    // scale * p + translate over the view: origin 2 * 0.25 + 3.5, extent 2 * 1.0; y: 0.5 *
+    // -0.5 - 1.25, extent 0.5 * 0.8.
+    let moved = View::image(50, 40)
+        .with_origin([4.0, -1.5, 0.0])
+        .with_extent([2.0, 0.4, 1.0]);
+    let plain = cpu_value(
+        &g(json!({ "id": "out", "type": "scale_bias", "source": "f" })),
+        &moved,
+    );
+    let worst = mapped
+        .iter()
+        .zip(&plain)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(
+        worst < 1e-5,
+        "translate and scale differ from the moved view by {worst}"
+    );
+    // A translate of far coordinates keeps the precision of a plain view far away: the
+    // constant part of the map is split in f64.
+    let far = cpu_value(
+        &g(
+            json!({ "id": "out", "type": "transform", "source": "f", "translate": [1.0e6, -2.0e6] }),
+        ),
+        &View::image(50, 40),
+    );
+    let far_plain = cpu_value(
+        &g(json!({ "id": "out", "type": "scale_bias", "source": "f" })),
+        &View::image(50, 40).with_origin([1.0e6, -2.0e6, 0.0]),
+    );
+    let worst = far
+        .iter()
+        .zip(&far_plain)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-5, "far translate differs by {worst}");
+}
+
+/// Nested transforms compose: a transform of a transform equals the one transform of the
+/// composed map.
+#[test]
+fn nested_transforms_compose() {
+    let view = View::image(40, 30).with_origin([0.3, 0.1, 0.0]);
+    let nested = graph(
+        37,
+        json!([
+            { "id": "p", "type": "perlin", "frequency": 3 },
+            { "id": "a", "type": "transform", "source": "p", "translate": [1, 0] },
+            { "id": "out", "type": "transform", "source": "a", "scale": 2 }
+        ]),
+    );
+    // out(p) = a(2 p) = p_source(2 p + (1, 0))
+    let single = graph(
+        37,
+        json!([
+            { "id": "p", "type": "perlin", "frequency": 3 },
+            { "id": "out", "type": "transform", "source": "p", "scale": 2, "translate": [1, 0] }
+        ]),
+    );
+    let (a, b) = (cpu_value(&nested, &view), cpu_value(&single, &view));
+    let worst = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0f32, f32::max);
+    assert!(
+        worst < 1e-6,
+        "nested transforms differ from the composed one by {worst}"
+    );
+}
+
+/// A point query of a mapped node agrees with the bake (within the tolerance: the query maps
+/// in f64, the bake in f32), in value and gradient.
+#[test]
+fn point_queries_match_bakes() {
+    use noisegraph::query::PointQuery;
+    for (label, g, view) in cases() {
+        let view = View {
+            size: [16, 12, 1],
+            ..view
+        };
+        let bake = cpu_value(&g, &view);
+        let grad = cpu_gradient(&g, &view);
+        let query = PointQuery::new(&g, None).expect("query");
+        let dims = query.dims() as usize;
+        let mut coords = Vec::new();
+        for j in 0..12 {
+            for i in 0..16 {
+                coords.push(view.origin[0] + i as f64 * view.extent[0] / 16.0);
+                coords.push(view.origin[1] + j as f64 * view.extent[1] / 12.0);
+                coords.extend(std::iter::repeat_n(0.0, dims - 2));
+            }
+        }
+        let values = query.values(&coords).expect("values");
+        let gradients = query.gradients(&coords).expect("gradients");
+        for (i, (a, b)) in values.iter().zip(&bake).enumerate() {
+            assert!(
+                (a - b).abs() < 1e-4,
+                "{label} point {i}: query {a}, bake {b}"
+            );
+            let q = &gradients[(dims + 1) * i..(dims + 1) * i + 3];
+            let s = grad.data[i];
+            let scale = s[1].abs().max(s[2].abs()).max(1.0);
+            assert!(
+                (q[1] - s[1]).abs() < 1e-3 * scale && (q[2] - s[2]).abs() < 1e-3 * scale,
+                "{label} point {i}: query gradient {q:?}, bake {s:?}"
+            );
+        }
+    }
+}
+
+/// Bad fields are refused naming the node, the field and the limit.
+#[test]
+fn bad_fields_are_refused() {
+    let refused = |nodes: Value, field: &str, words: &str| {
+        let err = NoiseGraph::from_value(&json!({ "seed": 1, "output": "out", "nodes": nodes }))
+            .expect_err("refused");
+        let issue = err
+            .0
+            .iter()
+            .find(|i| i.field == field && i.node.as_deref() == Some("out"))
+            .unwrap_or_else(|| panic!("no issue at out.{field}: {err}"));
+        assert!(issue.message.contains(words), "{field}: {}", issue.message);
+    };
+    let p2 = json!({ "id": "p", "type": "perlin" });
+    let p3 = json!({ "id": "p", "type": "perlin", "dims": 3 });
+    refused(
+        json!([p2, { "id": "out", "type": "sphere", "source": "p" }]),
+        "source",
+        "3D",
+    );
+    refused(
+        json!([p3, { "id": "out", "type": "torus", "source": "p" }]),
+        "source",
+        "4D",
+    );
+    refused(
+        json!([p2, { "id": "out", "type": "sphere", "source": "q" }]),
+        "source",
+        "unknown id",
+    );
+    refused(
+        json!([p3, { "id": "out", "type": "cylinder", "source": "p", "radius": 0 }]),
+        "radius",
+        "0",
+    );
+    refused(
+        json!([p3, { "id": "out", "type": "sphere", "source": "p", "radius": 1e9 }]),
+        "radius",
+        "1048576",
+    );
+    refused(
+        json!([p2, { "id": "out", "type": "transform", "source": "p", "angle": 10 }]),
+        "angle",
+        "rotate",
+    );
+    refused(
+        json!([p3, { "id": "out", "type": "transform", "source": "p", "rotate": 10 }]),
+        "rotate",
+        "axis",
+    );
+    refused(
+        json!([p3, { "id": "out", "type": "transform", "source": "p", "axis": [0, 0, 0] }]),
+        "axis",
+        "[0, 0, 0]",
+    );
+    refused(
+        json!([p3, { "id": "out", "type": "transform", "source": "p", "axis": [0, 1] }]),
+        "axis",
+        "three numbers",
+    );
+    refused(
+        json!([p2, { "id": "out", "type": "transform", "source": "p", "translate": [1, 2, 3] }]),
+        "translate",
+        "2 numbers",
+    );
+    refused(
+        json!([p2, { "id": "out", "type": "transform", "source": "p", "scale": 1e7 }]),
+        "scale",
+        "2^20",
+    );
+    refused(
+        json!([p2, { "id": "out", "type": "transform", "source": "p", "rotate": "x" }]),
+        "rotate",
+        "finite number",
+    );
+    // A volume of a curved mapping, and a view too large for the mapped lattice.
+    let g = graph(
+        1,
+        json!([p3, { "id": "out", "type": "sphere", "source": "p" }]),
+    );
+    let plan = Plan::new(&g, None).unwrap();
+    let err = run_cpu(&plan, &View::volume(4, 4, 4), &RunOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("2D view"), "{err}");
+}
