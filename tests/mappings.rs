@@ -689,3 +689,121 @@ fn bad_fields_are_refused() {
     let err = run_cpu(&plan, &View::volume(4, 4, 4), &RunOptions::default()).unwrap_err();
     assert!(err.to_string().contains("2D view"), "{err}");
 }
+
+/// A point query of a mapped node equals a one-pixel bake at the point, bit for bit (as for
+/// every node: the query runs the bake's arithmetic).
+#[test]
+fn a_query_equals_a_one_pixel_bake() {
+    use noisegraph::query::PointQuery;
+    for (label, g, _) in cases() {
+        let query = PointQuery::new(&g, None).expect("query");
+        let dims = query.dims() as usize;
+        for (k, p) in [[0.1, 0.2], [0.77, 0.5], [-3.25, 1.0e3 + 0.125]]
+            .iter()
+            .enumerate()
+        {
+            let mut at = p.to_vec();
+            at.resize(dims, 0.0);
+            let value = query.values(&at).expect("value")[0];
+            let bake = cpu_value(&g, &View::image(1, 1).with_origin([p[0], p[1], 0.0]))[0];
+            assert_eq!(
+                value.to_bits(),
+                bake.to_bits(),
+                "{label} point {k}: query {value}, bake {bake}"
+            );
+        }
+    }
+}
+
+/// The WGSL export of a mapped node validates, and run on the GPU (`GpuPointQuery`, the
+/// exported module behind a compute entry point) it agrees with the CPU point queries in
+/// value and gradient.
+#[test]
+fn the_wgsl_export_runs_mapped_nodes() {
+    use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
+    use noisegraph::gpu::GpuPointQuery;
+    use noisegraph::query::PointQuery;
+    for (label, g, _) in cases() {
+        let module = export_wgsl(&g, &WgslOptions::new("height")).expect("export");
+        noisegraph::gpu::assemble::validate_wgsl(&module.source)
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let Some(ctx) = common::gpu() else { continue };
+        let cpu = PointQuery::new(&g, None).expect("query");
+        let dims = cpu.dims() as usize;
+        let pts: Vec<f64> = (0..64 * dims)
+            .map(|i| {
+                if i % dims < 2 {
+                    (i * 37 % 101) as f64 / 101.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let want = cpu.values(&pts).unwrap();
+        let got = GpuPointQuery::new(ctx.clone(), &g, None, false)
+            .unwrap()
+            .run(&pts)
+            .unwrap();
+        for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (a - b).abs() <= PARITY_TOLERANCE,
+                "{label} point {i}: gpu {a}, cpu {b}"
+            );
+        }
+        let want = cpu.gradients(&pts).unwrap();
+        let got = GpuPointQuery::new(ctx.clone(), &g, None, true)
+            .unwrap()
+            .run(&pts)
+            .unwrap();
+        for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (a - b).abs() <= PARITY_TOLERANCE * b.abs().max(1.0) * 10.0,
+                "{label} number {i}: gpu {a}, cpu {b}"
+            );
+        }
+    }
+}
+
+/// A cube map's faces meet at their edges (OpenGL / Vulkan convention): +x's right edge is
+/// -z's left, +z's right is +x's left, +y's bottom is +z's top, -y's top is +z's bottom.
+#[test]
+fn cube_faces_meet_at_their_edges() {
+    let face = |name: &str| {
+        graph(
+            41,
+            json!([
+                { "id": "n", "type": "simplex", "dims": 3, "frequency": 3 },
+                { "id": "f", "type": "fbm", "source": "n", "octaves": 4 },
+                { "id": "out", "type": "cube_face", "source": "f", "face": name }
+            ]),
+        )
+    };
+    let n = 33;
+    // A column (x = s fixed) or a row (y = t fixed) along a face's edge.
+    let column =
+        |name: &str, s: f64| cpu_value(&face(name), &View::image(1, n).with_origin([s, 0.0, 0.0]));
+    let row =
+        |name: &str, t: f64| cpu_value(&face(name), &View::image(n, 1).with_origin([0.0, t, 0.0]));
+    let pairs = [
+        ("px right, nz left", column("px", 1.0), column("nz", 0.0)),
+        ("pz right, px left", column("pz", 1.0), column("px", 0.0)),
+        ("py bottom, pz top", row("py", 1.0), row("pz", 0.0)),
+        ("ny top, pz bottom", row("ny", 0.0), row("pz", 1.0)),
+        ("nx right, pz left", column("nx", 1.0), column("pz", 0.0)),
+    ];
+    for (label, a, b) in pairs {
+        let worst = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst < 1e-5, "{label}: the edges differ by {worst}");
+        assert!(
+            a.iter().any(|v| (v - a[0]).abs() > 1e-3),
+            "{label}: a flat edge"
+        );
+    }
+    // Not a pair: +x's right edge is not +z's left.
+    let (a, b) = (column("px", 1.0), column("pz", 0.0));
+    assert!(a.iter().zip(&b).any(|(x, y)| (x - y).abs() > 1e-3));
+}

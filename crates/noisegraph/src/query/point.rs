@@ -509,12 +509,30 @@ impl GeneratePoints {
                 for axis in base.iter_mut() {
                     axis.clear();
                 }
+                for axis in mapped.iter_mut() {
+                    axis.clear();
+                }
                 for i in 0..n {
-                    let (s, columns) = mapping.jacobian(std::array::from_fn(|a| position[a][i]));
-                    for a in 0..4 {
-                        base[a].push(sample_base_axis(s[a], offsets[a]));
+                    let p: [f64; 4] = std::array::from_fn(|a| position[a][i]);
+                    if mapping.curve.is_none() {
+                        // Affine: the whole map in f64, as a bake splits its view's origin.
+                        let (s, columns) = mapping.jacobian(p);
+                        for a in 0..4 {
+                            base[a].push(sample_base_axis(s[a], offsets[a]));
+                        }
+                        jacobian.push(columns.map(|c| c.map(|v| v as f32)));
+                    } else {
+                        // Curved: the arithmetic of a one-pixel bake at the point (its f32
+                        // map of pixel 0, from the split of the map's constant part, which
+                        // no view moves), so a query equals that bake bit for bit.
+                        let (u, _) = mapping.uniform([p[0], p[1], p[2]], [1.0; 3]);
+                        let m = map_position(&u, [0.0; 4]);
+                        for a in 0..4 {
+                            mapped[a].push(m[a]);
+                        }
+                        let j = map_jacobian(&u, [0.0; 4]);
+                        jacobian.push([j[0], j[1], j[2], [0.0; 4]]);
                     }
-                    jacobian.push(columns.map(|c| c.map(|v| v as f32)));
                 }
             }
             Some(view) => {
@@ -580,7 +598,9 @@ impl GeneratePoints {
             cells[a].resize(n, 0);
             local[a].resize(n, 0.0);
         }
-        if let Some(view) = frame {
+        // A curved map's points step from its one split, as a view's pixels do.
+        let curved = self.chain.mapping.is_some_and(|m| m.curve.is_some());
+        if let Some(view) = frame.or(curved.then_some(&self.uniform)) {
             let v = &view.octaves[k as usize];
             // A mapped chain steps from its mapped positions, as its bake does.
             let at = if self.chain.mapping.is_some() {
