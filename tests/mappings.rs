@@ -727,6 +727,18 @@ fn the_wgsl_export_runs_mapped_nodes() {
         let module = export_wgsl(&g, &WgslOptions::new("height")).expect("export");
         noisegraph::gpu::assemble::validate_wgsl(&module.source)
             .unwrap_or_else(|e| panic!("{label}: {e}"));
+        {
+            use noisegraph::export::{export_shader, Language, ShaderOptions};
+            for language in [
+                Language::Glsl,
+                Language::GlslEs,
+                Language::Hlsl,
+                Language::Msl,
+            ] {
+                export_shader(&g, &ShaderOptions::new("height", language))
+                    .unwrap_or_else(|e| panic!("{label} as {language:?}: {e}"));
+            }
+        }
         let Some(ctx) = common::gpu() else { continue };
         let cpu = PointQuery::new(&g, None).expect("query");
         let dims = cpu.dims() as usize;
@@ -806,4 +818,93 @@ fn cube_faces_meet_at_their_edges() {
     // Not a pair: +x's right edge is not +z's left.
     let (a, b) = (column("px", 1.0), column("pz", 0.0));
     assert!(a.iter().zip(&b).any(|(x, y)| (x - y).abs() > 1e-3));
+}
+
+/// `bake --cube-map` writes the six faces, each the library's `cube_face` bake at the texel
+/// centres, bit for bit on the CPU path; bad combinations exit 2 and write nothing.
+#[test]
+fn bake_cube_map_writes_six_faces() {
+    use std::process::Command;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cube_map");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let nodes = json!([
+        { "id": "n", "type": "simplex", "dims": 3, "frequency": 3 },
+        { "id": "f", "type": "fbm", "source": "n", "octaves": 3 }
+    ]);
+    let file = dir.join("sky.json");
+    let graph_json = json!({ "seed": 5, "output": "f", "nodes": nodes });
+    std::fs::write(&file, graph_json.to_string()).unwrap();
+    let bake = |extra: &[&str]| {
+        let size = if extra.contains(&"--size") {
+            &[][..]
+        } else {
+            &["--size", "24x24"][..]
+        };
+        Command::new(env!("CARGO_BIN_EXE_noisegraph"))
+            .arg("bake")
+            .arg(&file)
+            .args(["--backend", "cpu", "--cube-map"])
+            .args(size)
+            .args(extra)
+            .output()
+            .expect("run noisegraph")
+    };
+    let out = dir.join("sky_{face}.npy");
+    let run = bake(&["-o", out.to_str().unwrap()]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for (index, face) in ["px", "nx", "py", "ny", "pz", "nz"].iter().enumerate() {
+        let baked = noisegraph::io::read_npy(&dir.join(format!("sky_{face}.npy"))).unwrap();
+        let mut with_face = graph_json.clone();
+        with_face["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({ "id": "c", "type": "cube_face", "source": "f", "face": face }));
+        with_face["output"] = json!("c");
+        let g = NoiseGraph::from_value(&with_face).unwrap();
+        let view = View::image(24, 24).with_origin([0.5 / 24.0, 0.5 / 24.0, 0.0]);
+        let want = cpu_value(&g, &view);
+        assert_eq!(baked.data, want, "face {index} ({face})");
+    }
+    for (extra, words) in [
+        (vec!["-o", dir.join("sky.npy").to_str().unwrap()], "{face}"),
+        (
+            vec!["-o", out.to_str().unwrap(), "--size", "24x12"],
+            "square",
+        ),
+        (
+            vec!["-o", out.to_str().unwrap(), "--origin", "1,2"],
+            "--origin",
+        ),
+        (vec!["-o", out.to_str().unwrap(), "--node", "nope"], "nope"),
+    ] {
+        let run = bake(&extra);
+        assert_eq!(run.status.code(), Some(2), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains(words), "{extra:?}: {stderr}");
+    }
+    // A 2D graph cannot be a cube map.
+    let flat = dir.join("flat.json");
+    std::fs::write(
+        &flat,
+        json!({ "seed": 1, "output": "p", "nodes": [{ "id": "p", "type": "perlin" }] }).to_string(),
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_noisegraph"))
+        .arg("bake")
+        .arg(&flat)
+        .args([
+            "--cube-map",
+            "-o",
+            dir.join("flat_{face}.png").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("3D"));
+    assert!(!dir.join("flat_px.png").exists());
 }

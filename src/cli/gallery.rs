@@ -184,19 +184,18 @@ fn mapping_panels() -> Vec<Panel> {
     };
     let cellular = || {
         vec![
-            json!({ "id": "c", "type": "cellular", "frequency": 5.0 }),
-            json!({ "id": "s", "type": "simplex", "frequency": 3.0, "seed_offset": 4 }),
-            json!({ "id": "f", "type": "add", "inputs": ["c", "s"] }),
+            json!({ "id": "c", "type": "cellular", "frequency": 5.0, "return": "f2_minus_f1" }),
+            json!({ "id": "f", "type": "ridged", "source": "c", "octaves": 2 }),
         ]
     };
     [
         (
-            "transform rot30",
+            "transform cells",
             cellular(),
-            json!({ "type": "transform", "source": "f", "rotate": 30, "scale": [1.0, 2.5], "translate": [0.5, 0.0] }),
+            json!({ "type": "transform", "source": "f", "rotate": 30, "scale": [1.0, 3.0] }),
         ),
         (
-            "sphere (equirect)",
+            "sphere equirect",
             f(3, "simplex", 2.0),
             json!({ "type": "sphere", "source": "f" }),
         ),

@@ -16,20 +16,30 @@ const MAP_CURVE_RADIAL: u32 = 4u;
 // pi as a number of radians per half turn (d/dt of sin_turns(t / 2) is pi cos).
 const MAP_HALF_TURN: f32 = 3.14159274f;
 
+// (Columns are members of their own, not arrays: the GLSL and HLSL exports translate
+// structs of vectors most plainly.)
 struct Mapping {
     // columns multiplying pix.x, pix.y, pix.z, then the constant
-    pre: array<vec4<f32>, 4>,
+    pre_x: vec4<f32>,
+    pre_y: vec4<f32>,
+    pre_z: vec4<f32>,
+    pre_c: vec4<f32>,
     // d pre / d p along the view axes x, y, z (the view position, not the pixel)
-    pre_p: array<vec4<f32>, 3>,
+    pre_px: vec4<f32>,
+    pre_py: vec4<f32>,
+    pre_pz: vec4<f32>,
     // the curve's radii
     curve: vec4<f32>,
     // columns multiplying the curve's x, y, z, w
-    post: array<vec4<f32>, 4>,
+    post_x: vec4<f32>,
+    post_y: vec4<f32>,
+    post_z: vec4<f32>,
+    post_w: vec4<f32>,
     // x: the curve (MAP_CURVE_*), y: 1 in a mapped stage, z, w: unused
     kind: vec4<u32>,
 }
 
-// d s / d p along the view axes x, y, z.
+// d s / d p along the view axes x, y, z (and a curve's d v / d u along u.x, u.y, u.z).
 struct MapJacobian {
     dx: vec4<f32>,
     dy: vec4<f32>,
@@ -37,11 +47,11 @@ struct MapJacobian {
 }
 
 fn map_pre(m: Mapping, pix: vec4<f32>) -> vec4<f32> {
-    return m.pre[0] * pix.x + m.pre[1] * pix.y + m.pre[2] * pix.z + m.pre[3];
+    return m.pre_x * pix.x + m.pre_y * pix.y + m.pre_z * pix.z + m.pre_c;
 }
 
 fn map_post(m: Mapping, v: vec4<f32>) -> vec4<f32> {
-    return m.post[0] * v.x + m.post[1] * v.y + m.post[2] * v.z + m.post[3] * v.w;
+    return m.post_x * v.x + m.post_y * v.y + m.post_z * v.z + m.post_w * v.w;
 }
 
 // The curve `kind` of radii `c` at u.x, u.y (turns; a radial curve takes u.xyz).
@@ -74,13 +84,13 @@ fn map_position(m: Mapping, pix: vec4<f32>) -> vec4<f32> {
 }
 
 // d v / d u.x, d v / d u.y and d v / d u.z of the curve at u (columns of a 4 x 3 matrix).
-fn map_curve_slopes(kind: u32, c: vec4<f32>, u: vec4<f32>) -> array<vec4<f32>, 3> {
+fn map_curve_slopes(kind: u32, c: vec4<f32>, u: vec4<f32>) -> MapJacobian {
     if (kind == MAP_CURVE_RADIAL) {
         // d (r u / |u|) / d u_k = (r / |u|) (e_k - n n_k), n = u / |u|
         let inv = 1.0 / sqrt(dot(u.xyz, u.xyz));
         let n = vec4<f32>(u.x * inv, u.y * inv, u.z * inv, 0.0);
         let k = c.x * inv;
-        return array<vec4<f32>, 3>(
+        return MapJacobian(
             (vec4<f32>(1.0, 0.0, 0.0, 0.0) - n * n.x) * k,
             (vec4<f32>(0.0, 1.0, 0.0, 0.0) - n * n.y) * k,
             (vec4<f32>(0.0, 0.0, 1.0, 0.0) - n * n.z) * k,
@@ -94,7 +104,7 @@ fn map_curve_slopes(kind: u32, c: vec4<f32>, u: vec4<f32>) -> array<vec4<f32>, 3
         let st = sin_turns(0.5 * u.y);
         let ct = cos_turns(0.5 * u.y);
         let ry = c.x * MAP_HALF_TURN;
-        return array<vec4<f32>, 3>(
+        return MapJacobian(
             vec4<f32>(-rx * (st * sx), rx * (st * cx), 0.0, 0.0),
             vec4<f32>(ry * (ct * cx), ry * (ct * sx), -ry * st, 0.0),
             none,
@@ -102,13 +112,13 @@ fn map_curve_slopes(kind: u32, c: vec4<f32>, u: vec4<f32>) -> array<vec4<f32>, 3
     }
     if (kind == MAP_CURVE_TORUS) {
         let ry = c.y * TURN_RADIANS;
-        return array<vec4<f32>, 3>(
+        return MapJacobian(
             vec4<f32>(-rx * sx, rx * cx, 0.0, 0.0),
             vec4<f32>(0.0, 0.0, -ry * sin_turns(u.y), ry * cos_turns(u.y)),
             none,
         );
     }
-    return array<vec4<f32>, 3>(
+    return MapJacobian(
         vec4<f32>(-rx * sx, rx * cx, 0.0, 0.0),
         vec4<f32>(0.0, 0.0, 1.0, 0.0),
         none,
@@ -118,12 +128,12 @@ fn map_curve_slopes(kind: u32, c: vec4<f32>, u: vec4<f32>) -> array<vec4<f32>, 3
 // d s / d p at pixel position `pix`, by the chain rule through pre, the curve and post.
 fn map_jacobian(m: Mapping, pix: vec4<f32>) -> MapJacobian {
     if (m.kind.x == MAP_CURVE_NONE) {
-        return MapJacobian(m.pre_p[0], m.pre_p[1], m.pre_p[2]);
+        return MapJacobian(m.pre_px, m.pre_py, m.pre_pz);
     }
     let u = map_pre(m, pix);
     let d = map_curve_slopes(m.kind.x, m.curve, u);
-    let dx = d[0] * m.pre_p[0].x + d[1] * m.pre_p[0].y + d[2] * m.pre_p[0].z;
-    let dy = d[0] * m.pre_p[1].x + d[1] * m.pre_p[1].y + d[2] * m.pre_p[1].z;
-    let dz = d[0] * m.pre_p[2].x + d[1] * m.pre_p[2].y + d[2] * m.pre_p[2].z;
+    let dx = d.dx * m.pre_px.x + d.dy * m.pre_px.y + d.dz * m.pre_px.z;
+    let dy = d.dx * m.pre_py.x + d.dy * m.pre_py.y + d.dz * m.pre_py.z;
+    let dz = d.dx * m.pre_pz.x + d.dy * m.pre_pz.y + d.dz * m.pre_pz.z;
     return MapJacobian(map_post(m, dx), map_post(m, dy), map_post(m, dz));
 }

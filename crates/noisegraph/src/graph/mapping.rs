@@ -418,9 +418,9 @@ impl Mapping {
         let mut u = MappingUniform::zeroed();
         let origin4 = [origin[0], origin[1], origin[2], 0.0];
         let start = self.pre.apply(origin4);
-        for b in 0..3 {
+        for (b, &step_b) in step.iter().enumerate() {
             for i in 0..4 {
-                u.pre[b][i] = (self.pre.m[i][b] * step[b]) as f32;
+                u.pre[b][i] = (self.pre.m[i][b] * step_b) as f32;
                 u.pre_p[b][i] = self.pre.m[i][b] as f32;
             }
         }

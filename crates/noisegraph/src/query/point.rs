@@ -490,6 +490,8 @@ impl GeneratePoints {
     /// A mapped chain's positions and Jacobians (see `graph::mapping`): at given points, the
     /// map in f64 into `base` (as `load_base` starts unmapped points); in a view `frame`, the
     /// bake's f32 map of each pixel into `mapped`. Nothing for a chain that is not mapped.
+    // `i` indexes the four axes' lanes of one point at once.
+    #[allow(clippy::needless_range_loop)]
     fn load_mapped(&self, n: usize, frame: Option<&StageUniform>, lanes: &mut Lanes) {
         let Some(mapping) = &self.chain.mapping else {
             return;

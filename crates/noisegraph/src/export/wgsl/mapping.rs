@@ -13,7 +13,7 @@ fn floats(v: [f32; 4]) -> String {
 
 fn columns(c: &[[f32; 4]]) -> String {
     let items: Vec<String> = c.iter().map(|v| floats(*v)).collect();
-    format!("array<vec4<f32>, {}>({})", c.len(), items.join(", "))
+    items.join(", ")
 }
 
 /// `<p>_map(p) -> vec4<f32>` and `<p>_map_jacobian(p) -> mat4x4<f32>` (column `a` holding

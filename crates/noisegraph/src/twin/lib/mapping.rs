@@ -19,7 +19,7 @@ pub const MAP_CURVE_RADIAL: u32 = 4;
 /// pi, as the WGSL's `MAP_HALF_TURN`.
 const MAP_HALF_TURN: f32 = std::f32::consts::PI;
 
-/// The layout of `Mapping` in `shaders/lib/mapping.wgsl` (the last member of a generate
+/// The layout of `Mapping` in `shaders/lib/mapping.wgsl`, its column members as arrays (the last member of a generate
 /// stage's uniforms; zero in stages that are not mapped). Internal: not a stable API.
 #[doc(hidden)]
 #[repr(C)]
