@@ -1063,6 +1063,11 @@ fn field_cell(f: &FieldSpec) -> String {
             (Some(lo), Some(hi)) if lo == -hi => {
                 notes.push(format!("\\|x\\| <= {}", shown_number(hi)))
             }
+            (Some(lo), Some(hi)) if f.exclusive_min => notes.push(format!(
+                "over {}, up to {}",
+                shown_number(lo),
+                shown_number(hi)
+            )),
             (Some(lo), Some(hi)) => {
                 notes.push(format!("{} to {}", shown_number(lo), shown_number(hi)))
             }
