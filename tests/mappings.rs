@@ -579,6 +579,11 @@ fn point_queries_match_bakes() {
         let grad = cpu_gradient(&g, &view);
         let query = PointQuery::new(&g, None).expect("query");
         let dims = query.dims() as usize;
+        assert_eq!(
+            dims as u32,
+            g.dims_of("out"),
+            "{label}: the mapped node's dims"
+        );
         let mut coords = Vec::new();
         for j in 0..12 {
             for i in 0..16 {
@@ -725,6 +730,11 @@ fn the_wgsl_export_runs_mapped_nodes() {
     use noisegraph::query::PointQuery;
     for (label, g, _) in cases() {
         let module = export_wgsl(&g, &WgslOptions::new("height")).expect("export");
+        assert_eq!(
+            (module.dims, module.node.as_str()),
+            (g.dims_of("out"), "out"),
+            "{label}"
+        );
         noisegraph::gpu::assemble::validate_wgsl(&module.source)
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         {

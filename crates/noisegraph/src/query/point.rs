@@ -228,7 +228,8 @@ impl PointProgram {
     /// dimension ([`NoiseGraph::dims_of`]).
     pub fn new(graph: &NoiseGraph, node: Option<&str>) -> Result<PointProgram> {
         let plan = Plan::with_options(graph, node, PlanOptions { fuse: false })?;
-        let node = plan.stages[plan.target].node.clone();
+        // The node asked for (a mapping node's stage is its source's, under the mapping).
+        let node = node.map_or_else(|| graph.output.clone(), str::to_string);
         let view = View::image(1, 1);
         let mut stages = Vec::with_capacity(plan.stages.len());
         for stage in &plan.stages {

@@ -140,10 +140,12 @@ fn check_name(name: &str) -> Result<()> {
 pub fn export_wgsl(graph: &NoiseGraph, options: &WgslOptions) -> Result<WgslModule> {
     check_name(&options.name)?;
     let plan = Plan::with_options(graph, options.node.as_deref(), PlanOptions { fuse: false })?;
-    let node = plan.stages[plan.target].node.clone();
+    // The node asked for (a mapping node's stage is its source's, under the mapping).
+    let node = options.node.clone().unwrap_or_else(|| graph.output.clone());
     let dims = graph.dims_of(&node);
     let tables = TableForm::Binding(options.table_binding);
     let mut module = Module::new(&options.name, &plan, tables);
+    module.node = node.clone();
     let source = module.assemble(dims);
     validate_wgsl(&source).map_err(|e| {
         Error::Gpu(format!(
@@ -186,9 +188,10 @@ pub(crate) fn export_wgsl_inlined(
 ) -> Result<WgslModule> {
     check_name(name)?;
     let plan = Plan::with_options(graph, node, PlanOptions { fuse: false })?;
-    let node = plan.stages[plan.target].node.clone();
+    let node = node.map_or_else(|| graph.output.clone(), str::to_string);
     let dims = graph.dims_of(&node);
     let mut module = Module::new(name, &plan, TableForm::Const);
+    module.node = node.clone();
     let source = module.assemble(dims);
     if let Some(inst) = module.instances.iter().find(|i| {
         i.table
@@ -233,6 +236,8 @@ struct Module<'a> {
     stage_instance: Vec<Option<usize>>,
     table_data: Vec<f32>,
     no_gradient: Option<String>,
+    /// The node exported.
+    node: String,
 }
 
 /// The source every exported module starts from: the library (with the operations and
@@ -290,6 +295,7 @@ impl<'a> Module<'a> {
             stage_instance: Vec::new(),
             table_data: Vec::new(),
             no_gradient: None,
+            node: plan.stages[plan.target].node.clone(),
         };
         for stage in &plan.stages {
             let instance = match &stage.kind {
@@ -406,7 +412,7 @@ impl<'a> Module<'a> {
 
     fn header(&self, s: &mut String, dims: u32) {
         let n = &self.name;
-        let node = &self.plan.stages[self.plan.target].node;
+        let node = &self.node;
         let (vf, vi) = (vec_type("f32", dims), vec_type("i32", dims));
         let _ = writeln!(
             s,
