@@ -331,6 +331,106 @@ fn torus_bakes_tile() {
     }
 }
 
+/// A fine scan across a wrap (x or y from 0.9 to 1.1, the other coordinate at 0.37): the
+/// largest first difference relative to what the exact slope allows, |v[i + 1] - v[i]| / (h *
+/// max(|slope| at i, i + 1) * 1.5 + 1e-5), as tests/remaps_blends.rs scans. Above 1 only where
+/// the field jumps; also x = 1 equals x = 0 (y likewise) within 1e-4.
+fn scan_across_wrap(graph: &NoiseGraph, axis: usize, gpu: bool) -> f64 {
+    let n = 2048u32;
+    let (size, origin, extent) = if axis == 0 {
+        ([n, 1], [0.9, 0.37, 0.0], [0.2, 1e-3, 1.0])
+    } else {
+        ([1, n], [0.37, 0.9, 0.0], [1e-3, 0.2, 1.0])
+    };
+    let view = View::image(size[0], size[1])
+        .with_origin(origin)
+        .with_extent(extent);
+    let h = 0.2 / n as f64;
+    let values = if gpu {
+        common::gpu_field(graph, &view).expect("gpu").data
+    } else {
+        cpu_value(graph, &view)
+    };
+    let slope = cpu_gradient(graph, &view);
+    let mut worst = 0.0f64;
+    for i in 0..n as usize - 1 {
+        let step = (values[i + 1] as f64 - values[i] as f64).abs();
+        let s = (slope.data[i][1 + axis] as f64)
+            .abs()
+            .max((slope.data[i + 1][1 + axis] as f64).abs());
+        worst = worst.max(step / (h * s * 1.5 + 1e-5));
+    }
+    // One period on, the same values.
+    let at = |o: [f64; 2]| {
+        let v = View::image(8, 1)
+            .with_origin([o[0], o[1], 0.0])
+            .with_extent([0.5, 1e-3, 1.0]);
+        let v = if axis == 1 {
+            View::image(1, 8)
+                .with_origin([o[0], o[1], 0.0])
+                .with_extent([1e-3, 0.5, 1.0])
+        } else {
+            v
+        };
+        if gpu {
+            common::gpu_field(graph, &v).expect("gpu").data
+        } else {
+            cpu_value(graph, &v)
+        }
+    };
+    let (zero, one) = if axis == 0 {
+        (at([0.0, 0.37]), at([1.0, 0.37]))
+    } else {
+        (at([0.37, 0.0]), at([0.37, 1.0]))
+    };
+    for (a, b) in zero.iter().zip(&one) {
+        assert!(
+            (a - b).abs() < 1e-4,
+            "axis {axis} (gpu {gpu}): {a} at 0, {b} one period on"
+        );
+    }
+    worst
+}
+
+/// Fine scans across each wrap of the torus (x and y), the cylinder (x) and the sphere's
+/// seam (x) find no jump on either path.
+#[test]
+fn fine_scans_across_the_wraps_find_no_jump() {
+    let gpu = common::gpu().is_some();
+    let with = |dims: u32, family: &str, map: &str| {
+        graph(
+            43,
+            json!([
+                { "id": "n", "type": family, "dims": dims, "frequency": 4 },
+                { "id": "f", "type": "fbm", "source": "n", "octaves": 3 },
+                { "id": "out", "type": map, "source": "f" }
+            ]),
+        )
+    };
+    let cases = [
+        ("torus simplex", with(4, "simplex", "torus"), vec![0, 1]),
+        (
+            "torus opensimplex2",
+            with(4, "opensimplex2", "torus"),
+            vec![0, 1],
+        ),
+        ("cylinder perlin", with(3, "perlin", "cylinder"), vec![0]),
+        ("sphere simplex", with(3, "simplex", "sphere"), vec![0]),
+    ];
+    for (label, g, axes) in cases {
+        for axis in axes {
+            for on_gpu in [false, gpu] {
+                let worst = scan_across_wrap(&g, axis, on_gpu);
+                eprintln!("{label} axis {axis} (gpu {on_gpu}): worst step ratio {worst:.3}");
+                assert!(
+                    worst <= 1.0,
+                    "{label}: a jump across axis {axis} (gpu {on_gpu}): {worst}"
+                );
+            }
+        }
+    }
+}
+
 /// A cylinder tiles in x (its y runs along the axis, so it does not tile in y).
 #[test]
 fn cylinder_bakes_tile_in_x() {
