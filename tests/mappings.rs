@@ -1017,4 +1017,76 @@ fn bake_cube_map_writes_six_faces() {
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("3D"));
     assert!(!dir.join("flat_px.png").exists());
+    // A bad mapping in a plain bake: exit 2, the node and field named, nothing written.
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        json!({ "seed": 1, "output": "out", "nodes": [
+            { "id": "p", "type": "perlin" },
+            { "id": "out", "type": "sphere", "source": "p", "radius": -1 }] })
+        .to_string(),
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_noisegraph"))
+        .arg("bake")
+        .arg(&bad)
+        .args(["-o", dir.join("bad.png").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("'out'") && stderr.contains("radius") && stderr.contains("source"),
+        "{stderr}"
+    );
+    assert!(!dir.join("bad.png").exists());
+}
+
+/// A renderer's `CompiledGraph` of mapped graphs records what the CPU path bakes, also after
+/// moving the view and changing a parameter of a node below the mapping.
+#[test]
+fn compiled_graphs_of_mapped_nodes_match_the_cpu() {
+    use noisegraph::gpu::{CompiledGraph, NodeParam};
+    let Some(ctx) = common::gpu() else { return };
+    for (label, g, view) in cases() {
+        let view = View {
+            size: [40, 32, 1],
+            ..view
+        };
+        let mut compiled = CompiledGraph::new(&ctx, &g, None, view).expect("compile");
+        let target = compiled.create_target();
+        let frame = |compiled: &mut CompiledGraph| {
+            let mut encoder = ctx.device().create_command_encoder(&Default::default());
+            compiled.record(&mut encoder, &target).expect("record");
+            ctx.queue().submit(Some(encoder.finish()));
+            compiled.read_target(&target).expect("readback")
+        };
+        let diff = frame(&mut compiled).max_abs_diff(&common::cpu_field(&g, &view));
+        assert!(diff <= PARITY_TOLERANCE, "{label}: {diff}");
+        // Moved, and the first family node's frequency changed, as a graph built so.
+        let moved = view.with_origin([view.origin[0] + 0.125, view.origin[1] - 0.25, 0.0]);
+        compiled.set_origin(moved.origin).expect("origin");
+        let family = g
+            .nodes
+            .iter()
+            .find(|n| matches!(n.kind, noisegraph::graph::NodeKind::Family(_)))
+            .unwrap()
+            .id
+            .clone();
+        compiled
+            .set_node_param(&family, NodeParam::Frequency(2.75))
+            .expect("frequency");
+        let mut rebuilt = g.to_json();
+        for node in rebuilt["nodes"].as_array_mut().unwrap() {
+            if node["id"] == family.as_str() {
+                node["frequency"] = json!(2.75);
+            }
+        }
+        let rebuilt = NoiseGraph::from_value(&rebuilt).unwrap();
+        let diff = frame(&mut compiled).max_abs_diff(&common::cpu_field(&rebuilt, &moved));
+        assert!(
+            diff <= PARITY_TOLERANCE,
+            "{label}, moved and changed: {diff}"
+        );
+    }
 }
