@@ -11,7 +11,9 @@ use common::{catalog, glslang};
 
 use noisegraph::export::shader::declared_names;
 use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
-use noisegraph::export::{export_shader, Language, ShaderExport, ShaderOptions, Target};
+use noisegraph::export::{
+    export_shader, table_buffer_declaration, Language, ShaderExport, ShaderOptions, Target,
+};
 
 const USER_FUNCTIONS_ES: &str = "
 uint hash(uint x) { return x * 747796405u; }
@@ -77,17 +79,38 @@ fn every_catalog_graph_exports_in_every_language_with_prefixed_names() {
             let export = export_shader(&case.graph, &ShaderOptions::new("height", language))
                 .unwrap_or_else(|e| panic!("{} ({language}): {e}", case.label));
             assert_prefixed(&case.label, &export);
-            // GLSL 4.50 and HLSL read the WGSL export's table buffer, the others inline it.
+            // GLSL ES and MSL inline every table; GLSL 4.50 and HLSL read the large ones (at
+            // least those the WGSL export reads from its buffer) from a buffer they declare.
             let wgsl = export_wgsl(&case.graph, &WgslOptions::new("height")).unwrap();
-            assert_eq!(
-                export.tables.as_ref().map(|t| &t.data),
-                wgsl.tables
-                    .as_ref()
-                    .filter(|_| language.has_table_buffer())
-                    .map(|t| &t.data),
-                "{} ({language}): tables",
-                case.label
-            );
+            match &export.tables {
+                Some(t) => {
+                    assert!(language.has_table_buffer(), "{} ({language})", case.label);
+                    let declaration = table_buffer_declaration(language, "height", t);
+                    assert!(
+                        export.source.contains(&declaration),
+                        "{} ({language}): the header names {declaration}",
+                        case.label
+                    );
+                    // The code (not only the header) declares it at the default binding.
+                    let declared = match language {
+                        Language::Hlsl => "ByteAddressBuffer height_tables : register(t0",
+                        _ => "layout(std430, binding = 0) readonly buffer height_Tables",
+                    };
+                    assert!(
+                        export
+                            .source
+                            .lines()
+                            .any(|l| !l.starts_with("//") && l.contains(declared)),
+                        "{} ({language})",
+                        case.label
+                    );
+                }
+                None => assert!(
+                    wgsl.tables.is_none() || !language.has_table_buffer(),
+                    "{} ({language}): no table buffer where WGSL has one",
+                    case.label
+                ),
+            }
             assert!(export.source.contains(language.version()));
             let code_lines = || export.source.lines().filter(|l| !l.starts_with("//"));
             assert!(
