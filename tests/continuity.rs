@@ -579,7 +579,12 @@ fn multifractals_are_continuous_on_both_paths() {
                         .data
                 });
                 eprintln!("GPU {label}: largest jump {:.2e}", gpu.size);
-                check_value(&format!("{label} GPU"), Expect::Continuous, &gpu, JUMP_LIMIT);
+                check_value(
+                    &format!("{label} GPU"),
+                    Expect::Continuous,
+                    &gpu,
+                    JUMP_LIMIT,
+                );
             }
         }
     }

@@ -122,7 +122,11 @@ fn central_difference_error(graph: &NoiseGraph, h: f64) -> (f64, f64, f64) {
         v[((v.len() - 1) as f64 * q) as usize]
     };
     let size = quantile(sizes, 0.5);
-    (quantile(errors.clone(), 0.5), size, quantile(errors, 0.99) / size)
+    (
+        quantile(errors.clone(), 0.5),
+        size,
+        quantile(errors, 0.99) / size,
+    )
 }
 
 /// Hybrid and hetero: exact (the chain rule through each step); the derivative weight: exact
@@ -172,19 +176,34 @@ fn derivative_weight_zero_is_plain_fbm_bit_for_bit() {
             let expected = common::cpu_field(&plain, &view);
             for (label, graph) in [("0", &zero), ("1e-30", &tiny)] {
                 let got = common::cpu_field(graph, &view);
-                assert_eq!(bits(&got.data), bits(&expected.data), "{kind} {family} k {label}");
+                assert_eq!(
+                    bits(&got.data),
+                    bits(&expected.data),
+                    "{kind} {family} k {label}"
+                );
                 let grad = |g: &NoiseGraph| {
                     let plan = Plan::new(g, None).unwrap();
                     let f = Executor::Cpu
                         .run_gradient(&plan, &view, &RunOptions::default())
                         .unwrap();
-                    f.data.iter().flat_map(|s| s.map(f32::to_bits)).collect::<Vec<_>>()
+                    f.data
+                        .iter()
+                        .flat_map(|s| s.map(f32::to_bits))
+                        .collect::<Vec<_>>()
                 };
-                assert_eq!(grad(graph), grad(&plain), "{kind} {family} k {label} gradient");
+                assert_eq!(
+                    grad(graph),
+                    grad(&plain),
+                    "{kind} {family} k {label} gradient"
+                );
             }
             if let Some(gpu) = common::gpu_field(&zero, &view) {
                 let plain_gpu = common::gpu_field(&plain, &view).unwrap();
-                assert_eq!(bits(&gpu.data), bits(&plain_gpu.data), "{kind} {family} GPU");
+                assert_eq!(
+                    bits(&gpu.data),
+                    bits(&plain_gpu.data),
+                    "{kind} {family} GPU"
+                );
             }
         }
     }
@@ -328,9 +347,27 @@ fn values_stay_in_the_documented_range() {
 /// Refusals: (kind, family node extra, fractal extra, field named, text the message holds).
 fn bad_inputs() -> Vec<(&'static str, Value, Value, &'static str, &'static str)> {
     vec![
-        ("fbm", json!({}), json!({ "derivative_weight": -1.0 }), "derivative_weight", "0"),
-        ("ridged", json!({}), json!({ "derivative_weight": 5000.0 }), "derivative_weight", "1000"),
-        ("hybrid", json!({}), json!({ "signal_offset": 500.0 }), "signal_offset", "1e2"),
+        (
+            "fbm",
+            json!({}),
+            json!({ "derivative_weight": -1.0 }),
+            "derivative_weight",
+            "0",
+        ),
+        (
+            "ridged",
+            json!({}),
+            json!({ "derivative_weight": 5000.0 }),
+            "derivative_weight",
+            "1000",
+        ),
+        (
+            "hybrid",
+            json!({}),
+            json!({ "signal_offset": 500.0 }),
+            "signal_offset",
+            "1e2",
+        ),
         (
             "hetero",
             json!({}),
@@ -345,8 +382,20 @@ fn bad_inputs() -> Vec<(&'static str, Value, Value, &'static str, &'static str)>
             "derivative_weight",
             "gradient",
         ),
-        ("pingpong", json!({}), json!({ "derivative_weight": 1.0 }), "derivative_weight", ""),
-        ("fbm", json!({}), json!({ "signal_offset": 1.0 }), "signal_offset", ""),
+        (
+            "pingpong",
+            json!({}),
+            json!({ "derivative_weight": 1.0 }),
+            "derivative_weight",
+            "",
+        ),
+        (
+            "fbm",
+            json!({}),
+            json!({ "signal_offset": 1.0 }),
+            "signal_offset",
+            "",
+        ),
     ]
 }
 
