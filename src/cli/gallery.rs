@@ -137,7 +137,7 @@ pub fn panels() -> Vec<Panel> {
         });
     }
     out.push(Panel {
-        label: "fbm perlin, derivative_weight 1".into(),
+        label: "fbm deriv-weight".into(),
         nodes: vec![
             base(),
             json!({ "id": "out", "type": "fbm", "source": "base", "octaves": 6, "derivative_weight": 1.0 }),
