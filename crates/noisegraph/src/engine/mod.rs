@@ -247,10 +247,14 @@ impl CpuForm for ValueForm {
         if g.carries_state() {
             let sampler = g.family.cpu_sampler(dims, params, base.family, aux.clone());
             let grad = g.family.cpu_grad_sampler(dims, params, base.family, aux);
+            let rows = g.family.cpu_row_sampler(dims, params, base.family);
+            let grad_rows = g.family.cpu_grad_row_sampler(dims, params, base.family);
             let displace = displacement_fields(g, fields);
             let samplers = multifractal::StateSamplers {
                 value: &sampler,
                 grad: grad.as_ref(),
+                rows: rows.as_ref(),
+                grad_rows: grad_rows.as_ref(),
             };
             let [u] = passes else {
                 unreachable!("a stage that carries a state runs in one pass")

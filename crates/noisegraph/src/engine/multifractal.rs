@@ -3,28 +3,172 @@
 //! generates for such stages (`multifractal_term`, `multifractal_term_grad`,
 //! `octave_hessian`), each octave a step of `twin::lib::multifractal` from the state of the
 //! one before. Such a stage runs in one octave pass (`GenerateStage::octave_passes`) and reads
-//! its displacements from fields (the planner fuses no chain into it), pixel by pixel through
-//! the family's point samplers.
+//! its displacements from fields (the planner fuses no chain into it): unwarped in value
+//! form a row at a time through the family's row samplers where it has them, else pixel by
+//! pixel through its point samplers (the same bits either way).
 
 use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
-use super::stage::{octave_gradient, Displaced};
+use super::stage::{octave_gradient, octave_row, Displaced};
 use crate::graph::{OctaveUniform, StageUniform};
 use crate::twin::lib::multifractal::{
     hessian_along, multifractal_octave, multifractal_octave_grad, octave_hessian, Multifractal,
     MultifractalGrad,
 };
-use crate::twin::sample::{GradSampler, NoiseGrad, SamplePoint, Sampler};
+use crate::twin::lib::ops::{
+    FRACTAL_BILLOW, FRACTAL_FBM, FRACTAL_HETERO, FRACTAL_HYBRID, FRACTAL_RIDGED,
+};
+use crate::twin::sample::{
+    GradRowSampler, GradSampler, GradSamples, NoiseGrad, RowSampler, SamplePoint, Sampler,
+};
 
 /// The family samplers a stateful stage runs with: the plain one, and the gradient one
-/// (needed by a derivative weight in value form, and by every gradient run).
+/// (needed by a derivative weight in value form, and by every gradient run), and their row
+/// samplers where the family has them (unwarped stages in value form then run a row at a
+/// time: the same bits).
 pub struct StateSamplers<'a> {
     /// The plain point sampler.
     pub value: &'a Sampler,
     /// The gradient point sampler, when the family has one.
     pub grad: Option<&'a GradSampler>,
+    /// The plain row sampler, when the family has one.
+    pub rows: Option<&'a RowSampler>,
+    /// The gradient row sampler, when the family has one.
+    pub grad_rows: Option<&'a GradRowSampler>,
+}
+
+/// A row's states between octaves, one array per field of [`Multifractal`] (so the steps'
+/// loop vectorizes).
+#[derive(Default)]
+struct RowStates {
+    sum: Vec<f32>,
+    weight: Vec<f32>,
+    slopes: [Vec<f32>; 4],
+}
+
+impl RowStates {
+    fn start(&mut self, n: usize) {
+        let s = Multifractal::START;
+        self.sum.clear();
+        self.sum.resize(n, s.sum);
+        self.weight.clear();
+        self.weight.resize(n, s.weight);
+        for (a, v) in self.slopes.iter_mut().enumerate() {
+            v.clear();
+            v.resize(n, s.slopes[a]);
+        }
+    }
+}
+
+/// One octave's step over a row: `noise` its samples and `nd` their gradients (a derivative
+/// weight only), as [`multifractal_octave`] takes them per pixel; the kind chosen once outside
+/// the loop.
+fn step_row(
+    states: &mut RowStates,
+    noise: &[f32],
+    nd: Option<[&[f32]; 4]>,
+    amp: f32,
+    kind: u32,
+    offset: f32,
+    weighting: f32,
+) {
+    #[inline(always)]
+    fn step<const KIND: u32>(
+        states: &mut RowStates,
+        noise: &[f32],
+        nd: Option<[&[f32]; 4]>,
+        amp: f32,
+        offset: f32,
+        weighting: f32,
+    ) {
+        let n = states.sum.len();
+        let (sum, weight) = (&mut states.sum[..n], &mut states.weight[..n]);
+        let [s0, s1, s2, s3] = &mut states.slopes;
+        let (s0, s1, s2, s3) = (&mut s0[..n], &mut s1[..n], &mut s2[..n], &mut s3[..n]);
+        let noise = &noise[..n];
+        let zero = [0.0f32; 4];
+        for i in 0..n {
+            let s = Multifractal {
+                sum: sum[i],
+                weight: weight[i],
+                slopes: [s0[i], s1[i], s2[i], s3[i]],
+            };
+            let d = nd.map_or(zero, |d| [d[0][i], d[1][i], d[2][i], d[3][i]]);
+            let r = multifractal_octave(s, noise[i], d, amp, KIND, offset, weighting);
+            sum[i] = r.sum;
+            weight[i] = r.weight;
+            [s0[i], s1[i], s2[i], s3[i]] = r.slopes;
+        }
+    }
+    crate::twin::vectorized(
+        #[inline(always)]
+        || match kind {
+            FRACTAL_HYBRID => step::<FRACTAL_HYBRID>(states, noise, nd, amp, offset, weighting),
+            FRACTAL_HETERO => step::<FRACTAL_HETERO>(states, noise, nd, amp, offset, weighting),
+            FRACTAL_RIDGED => step::<FRACTAL_RIDGED>(states, noise, nd, amp, offset, weighting),
+            FRACTAL_BILLOW => step::<FRACTAL_BILLOW>(states, noise, nd, amp, offset, weighting),
+            _ => step::<FRACTAL_FBM>(states, noise, nd, amp, offset, weighting),
+        },
+    )
+}
+
+/// [`run_generate`] of an unwarped stage a row at a time through the family's row samplers
+/// (`grad_rows` under a derivative weight, else `rows`).
+fn run_rows(u: &StageUniform, samplers: &StateSamplers, out: &mut [MaybeUninit<f32>]) {
+    let kind = u.mode[0];
+    let [norm, offset, weighting, _] = u.scalars;
+    let [width, height, _, count] = u.size;
+    let [ox, oy, oz, _] = u.pixel_offset;
+    #[derive(Default)]
+    struct Scratch {
+        states: RowStates,
+        noise: Vec<f32>,
+        grads: GradSamples,
+    }
+    out.par_chunks_mut(width as usize)
+        .enumerate()
+        .for_each_init(Scratch::default, |scratch, (row, line)| {
+            let n = line.len();
+            let y = ((row % height as usize) as u32 + oy) as f32;
+            let z = ((row / height as usize) as u32 + oz) as f32;
+            let Scratch {
+                states,
+                noise,
+                grads,
+            } = scratch;
+            states.start(n);
+            for k in 0..count {
+                let o = &u.octaves[k as usize];
+                let r = octave_row(o, ox, [y, z]);
+                match (samplers.grad_rows, samplers.rows) {
+                    (Some(grad_rows), _) if weighting != 0.0 => {
+                        grads.resize(n);
+                        grad_rows(&r, grads);
+                        let d = grads.d.each_ref().map(Vec::as_slice);
+                        step_row(
+                            states,
+                            &grads.value,
+                            Some(d),
+                            o.amp,
+                            kind,
+                            offset,
+                            weighting,
+                        );
+                    }
+                    (_, Some(rows)) => {
+                        noise.resize(n, 0.0);
+                        rows(&r, noise);
+                        step_row(states, noise, None, o.amp, kind, offset, weighting);
+                    }
+                    _ => unreachable!("run_rows runs with the samplers it needs"),
+                }
+            }
+            for (v, &s) in line.iter_mut().zip(&states.sum) {
+                v.write(s * norm);
+            }
+        });
 }
 
 /// Pixel position of sample `i` of a stage's field (twin of the template's `pix`): the pixel
@@ -70,6 +214,14 @@ pub fn run_generate(
     let kind = u.mode[0];
     let [norm, offset, weighting, _] = u.scalars;
     let count = u.size[3];
+    let by_rows = if weighting != 0.0 {
+        samplers.grad_rows.is_some()
+    } else {
+        samplers.rows.is_some()
+    };
+    if displace.is_empty() && by_rows {
+        return run_rows(u, &samplers, out);
+    }
     out.par_iter_mut().enumerate().for_each(|(i, value)| {
         let pix = pixel(u, i);
         let d = (!displace.is_empty()).then(|| {
