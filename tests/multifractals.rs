@@ -1,5 +1,6 @@
 //! The fractals whose octaves carry a state (issue 31): Musgrave's `hybrid` and `hetero`, and
-//! `derivative_weight` on fbm, ridged and billow. GPU against CPU in value and gradient form,
+//! `derivative_weight` on fbm, ridged and billow. GPU against CPU in value and gradient form
+//! (generic and specialized kernels),
 //! the gradient against central differences, the identities (derivative_weight 0 is plain
 //! fBm bit for bit; hybrid and hetero against a direct loop over one-octave queries), split
 //! passes against one pass, point queries against bake pixels, the documented range, and
@@ -447,5 +448,41 @@ fn the_tool_exits_2_on_bad_inputs() {
             "{kind} {extra}: {stderr}"
         );
         assert!(!dir.join(format!("bad{i}.npy")).exists());
+    }
+}
+
+/// The specialized kernels (octave numbers compiled in, what lavapipe runs for large bakes)
+/// agree with the generic ones and the CPU, in value and gradient form.
+#[test]
+fn specialized_kernels_match_the_cpu() {
+    let Some(ctx) = gpu() else { return };
+    let always = RunOptions {
+        specialize: noisegraph::gpu::Specialize::Always,
+        ..RunOptions::default()
+    };
+    let view = View::image(24, 20).with_origin([1.5, 0.25, 0.0]);
+    for (kind, extra) in cases() {
+        let graph = fractal(kind, "perlin", &extra, 31);
+        let plan = Plan::new(&graph, None).unwrap();
+        let cpu = Executor::Cpu.run(&plan, &view, &always).unwrap();
+        let gpu = ctx.run(&plan, &view, &always).unwrap();
+        for (c, g) in cpu.data.iter().zip(&gpu.data) {
+            assert!((c - g).abs() <= PARITY_TOLERANCE, "{kind} {extra}: {c} {g}");
+        }
+        let cpu = Executor::Cpu.run_gradient(&plan, &view, &always).unwrap();
+        let gpu = ctx.run_gradient(&plan, &view, &always).unwrap();
+        for (c, g) in cpu.data.iter().zip(&gpu.data) {
+            let scale = c[1].abs().max(c[2].abs()).max(1.0);
+            assert!(
+                (c[0] - g[0]).abs() <= PARITY_TOLERANCE,
+                "{kind} {extra}: {c:?} {g:?}"
+            );
+            for a in 1..3 {
+                assert!(
+                    (c[a] - g[a]).abs() <= GRADIENT_PARITY * scale,
+                    "{kind} {extra}: {c:?} {g:?}"
+                );
+            }
+        }
     }
 }
