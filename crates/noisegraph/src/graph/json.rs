@@ -921,13 +921,15 @@ pub fn to_value(graph: &NoiseGraph) -> Value {
                     m.insert("seed_offset".into(), json!(f.seed_offset));
                     let dims = graph.dims_of(&f.source) as usize;
                     m.insert("offset".into(), axis_json(f.offset, dims));
-                    // A derivative weight of 0 (the default) is left out, so graphs without
-                    // one serialize as before.
-                    if f.derivative_weight != 0.0 {
-                        m.insert("derivative_weight".into(), json!(f.derivative_weight));
-                    }
-                    if f.kind.is_musgrave() {
-                        m.insert("signal_offset".into(), json!(f.signal_offset));
+                    // The fields only some kinds declare, where the kind declares them.
+                    let kind = schema::node_schema(f.kind.name());
+                    for (name, value) in [
+                        ("derivative_weight", f.derivative_weight),
+                        ("signal_offset", f.signal_offset),
+                    ] {
+                        if kind.is_some_and(|k| k.field(name).is_some()) {
+                            m.insert(name.into(), json!(value));
+                        }
                     }
                 }
                 NodeKind::Warp(w) => {
