@@ -315,6 +315,13 @@ fn point_queries_equal_bake_pixels() {
                 .run_gradient(&plan, &view, &RunOptions::default())
                 .unwrap();
             let grads = query.gradients_in_view(&view, &pixels).unwrap();
+            // A gradient bake's value channel is the value bake's, bit for bit.
+            let values: Vec<f32> = grad.data.iter().map(|s| s[0]).collect();
+            assert_eq!(
+                bits(&values),
+                bits(&field.data),
+                "{kind} {extra} {family} value channel"
+            );
             for (i, s) in grad.data.iter().enumerate() {
                 for a in 0..3 {
                     let (q, b) = (grads[3 * i + a], s[a]);
