@@ -513,3 +513,38 @@ fn graphs_round_trip_through_json() {
     let pingpong = fractal("pingpong", "perlin", &json!({}), 2).to_json();
     assert!(pingpong["nodes"][1].get("derivative_weight").is_none());
 }
+
+/// Not yet supported: a mapping over a fractal that carries a state is refused when planned,
+/// naming the node (the tool exits 2); a plain fbm under the same mapping plans.
+#[test]
+fn mappings_over_stateful_fractals_are_refused() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("multifractals");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (kind, extra) in cases().into_iter().chain([("fbm", json!({}))]) {
+        let mut f = json!({ "id": "terrain", "type": kind, "source": "base", "octaves": 3 });
+        for (k, v) in extra.as_object().unwrap() {
+            f[k] = v.clone();
+        }
+        let value = json!({ "seed": 1, "output": "out", "nodes": [
+            { "id": "base", "type": "perlin", "frequency": 3 }, f,
+            { "id": "out", "type": "transform", "source": "terrain", "rotate": 30 }
+        ]});
+        let graph = NoiseGraph::from_value(&value).unwrap();
+        let plan = Plan::new(&graph, None);
+        if kind == "fbm" && extra.get("derivative_weight").is_none() {
+            plan.expect("a plain fbm maps");
+            continue;
+        }
+        let err = plan.err().expect("refused").to_string();
+        assert!(err.contains("terrain") && err.contains("mapping"), "{err}");
+        let path = dir.join("mapped.json");
+        std::fs::write(&path, value.to_string()).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_noisegraph"))
+            .args(["bake", path.to_str().unwrap(), "-o"])
+            .arg(dir.join("mapped.npy"))
+            .args(["--size", "8x8", "--backend", "cpu"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{kind} {extra}");
+    }
+}

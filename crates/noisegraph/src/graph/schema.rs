@@ -49,6 +49,8 @@ pub enum Category {
     Warp,
     /// A point-wise operation on other nodes' fields.
     Pointwise,
+    /// Its source sampled at mapped positions (`transform`, `sphere`, `torus`, `cylinder`).
+    Mapping,
 }
 
 /// Which nodes an input may name.
@@ -117,6 +119,8 @@ pub enum FieldKind {
     Pair,
     /// One of the family's `dims`.
     Dims,
+    /// A list of exactly three numbers (`transform`'s rotation `axis`).
+    Triple,
 }
 
 /// A field's default (or suggested initial) value.
@@ -131,6 +135,8 @@ pub enum FieldValue {
     Name(&'static str),
     /// Two numbers.
     Pair([f64; 2]),
+    /// Three numbers.
+    Triple([f64; 3]),
 }
 
 /// One field of a node kind (not an input): its kind, default, bounds and doc.
@@ -180,7 +186,7 @@ fn is_false(b: &bool) -> bool {
 }
 
 impl FieldSpec {
-    const fn new(name: &'static str, kind: FieldKind, doc: &'static str) -> Self {
+    pub(super) const fn new(name: &'static str, kind: FieldKind, doc: &'static str) -> Self {
         FieldSpec {
             name,
             kind,
@@ -197,7 +203,7 @@ impl FieldSpec {
             required: false,
         }
     }
-    const fn number(name: &'static str, default: f64, doc: &'static str) -> Self {
+    pub(super) const fn number(name: &'static str, default: f64, doc: &'static str) -> Self {
         FieldSpec {
             default: Some(FieldValue::Number(default)),
             ..FieldSpec::new(name, FieldKind::Number, doc)
@@ -209,7 +215,7 @@ impl FieldSpec {
             ..FieldSpec::new(name, FieldKind::Integer, doc)
         }
     }
-    const fn axes(name: &'static str, default: f64, doc: &'static str) -> Self {
+    pub(super) const fn axes(name: &'static str, default: f64, doc: &'static str) -> Self {
         FieldSpec {
             default: Some(FieldValue::Number(default)),
             ..FieldSpec::new(name, FieldKind::Axes, doc)
@@ -223,14 +229,14 @@ impl FieldSpec {
         }
     }
     /// Accepted values within [-limit, limit].
-    const fn magnitude(self, limit: f64) -> Self {
+    pub(super) const fn magnitude(self, limit: f64) -> Self {
         FieldSpec {
             min: Some(-limit),
             max: Some(limit),
             ..self
         }
     }
-    const fn range(self, min: f64, max: f64) -> Self {
+    pub(super) const fn range(self, min: f64, max: f64) -> Self {
         FieldSpec {
             min: Some(min),
             max: Some(max),
@@ -238,14 +244,14 @@ impl FieldSpec {
         }
     }
     /// Accepted values above `min` (`min` refused).
-    const fn above(self, min: f64) -> Self {
+    pub(super) const fn above(self, min: f64) -> Self {
         FieldSpec {
             min: Some(min),
             exclusive_min: true,
             ..self
         }
     }
-    const fn soft(self, lo: f64, hi: f64) -> Self {
+    pub(super) const fn soft(self, lo: f64, hi: f64) -> Self {
         FieldSpec {
             soft: Some([lo, hi]),
             ..self
@@ -260,7 +266,7 @@ impl FieldSpec {
             ..self
         }
     }
-    const fn initial(self, value: FieldValue) -> Self {
+    pub(super) const fn initial(self, value: FieldValue) -> Self {
         FieldSpec {
             initial: Some(value),
             ..self
@@ -325,6 +331,14 @@ pub enum DimsRule {
     Source,
     /// The largest of its inputs', 2 with none: point-wise nodes.
     MaxOfInputs,
+    /// Always `dims`, of a source that must have `source` dims: the curved mappings
+    /// (`sphere`: a 3D source as a 2D field).
+    Fixed {
+        /// The node's dims.
+        dims: u32,
+        /// The dims its source must have.
+        source: u32,
+    },
 }
 
 /// Whether a node kind differentiates.
@@ -429,6 +443,11 @@ pub fn schema() -> &'static Schema {
         nodes.push(warp_node());
         nodes.extend(POINTWISE.iter().map(pointwise_node));
         nodes.extend(REMAPS_AND_BLENDS.iter().map(pointwise_node));
+        nodes.extend(
+            super::mapping_schema::MAPPINGS
+                .iter()
+                .map(super::mapping_schema::mapping_node),
+        );
         Schema { nodes }
     })
 }
@@ -1095,6 +1114,12 @@ fn shown_value(v: &FieldValue) -> String {
         FieldValue::Integer(i) => i.to_string(),
         FieldValue::Name(n) => format!("`{n}`"),
         FieldValue::Pair(p) => format!("[{}, {}]", shown_number(p[0]), shown_number(p[1])),
+        FieldValue::Triple(p) => format!(
+            "[{}, {}, {}]",
+            shown_number(p[0]),
+            shown_number(p[1]),
+            shown_number(p[2])
+        ),
     }
 }
 
@@ -1114,6 +1139,11 @@ fn field_cell(f: &FieldSpec) -> String {
             (Some(lo), Some(hi)) if lo == -hi => {
                 notes.push(format!("\\|x\\| <= {}", shown_number(hi)))
             }
+            (Some(lo), Some(hi)) if f.exclusive_min => notes.push(format!(
+                "over {}, up to {}",
+                shown_number(lo),
+                shown_number(hi)
+            )),
             (Some(lo), Some(hi)) => {
                 notes.push(format!("{} to {}", shown_number(lo), shown_number(hi)))
             }

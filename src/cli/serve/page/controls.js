@@ -94,7 +94,7 @@ function fieldControl(node, f) {
     case 'dims': return choiceControl(node, { ...f, default: kind.dims.supported[0] }, kind.dims.supported, true);
     case 'period': return textControl(node, f, (v) => (v === undefined ? '' : showValue(v)),
       (t) => (t.trim() === '' ? undefined : (t.includes(',') ? parseList(t) : parseScalar(t))));
-    case 'pair': return textControl(node, f, (v) => (v === undefined ? '' : showValue(v)), parseList);
+    case 'pair': case 'triple': return textControl(node, f, (v) => (v === undefined ? '' : showValue(v)), parseList);
     default: return null;
   }
 }

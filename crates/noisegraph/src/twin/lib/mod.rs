@@ -3,6 +3,7 @@
 pub mod fade;
 pub mod grad;
 pub mod hash;
+pub mod mapping;
 pub mod multifractal;
 pub mod ops;
 pub mod shaping;
