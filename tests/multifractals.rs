@@ -535,7 +535,7 @@ fn mappings_over_stateful_fractals_are_refused() {
             plan.expect("a plain fbm maps");
             continue;
         }
-        let err = plan.err().expect("refused").to_string();
+        let err = plan.expect_err("refused").to_string();
         assert!(err.contains("terrain") && err.contains("mapping"), "{err}");
         let path = dir.join("mapped.json");
         std::fs::write(&path, value.to_string()).unwrap();
