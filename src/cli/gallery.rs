@@ -211,6 +211,11 @@ fn remap_and_blend_panels() -> Vec<Panel> {
             "select by value",
             json!({ "type": "select", "inputs": ["f", "other", "mask"], "falloff": 0.1 }),
         ),
+        (
+            "curve fbm",
+            json!({ "type": "curve", "source": "f",
+                    "points": [[-1.0, -1.0], [-0.15, -0.6], [0.0, 0.3], [0.2, 0.35], [1.0, 1.0]] }),
+        ),
     ]
     .into_iter()
     .map(|(label, mut node)| {
