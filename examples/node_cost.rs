@@ -1,7 +1,9 @@
-//! The cost per sample of each remap and blend (issue 31) on both paths, beside one octave of
-//! Perlin: `cargo run --release --example node_cost -- [runs]`. Each node reads a 2048² field
-//! of one Perlin octave (frequency 32; for the blends, that field as every input): its cost is
-//! the median time of the graph less the median time of the Perlin field alone, per sample.
+//! The cost per sample of each node kind issue 31 added (the remaps and blends, `curve`, the
+//! `pingpong` fractal) on both paths, beside one octave of Perlin: `cargo run --release
+//! --example node_cost -- [runs]`. Each point-wise node reads a 2048² field of one Perlin
+//! octave (frequency 32; for the blends, that field as every input); a fractal is one octave
+//! of it. A node's cost is the median time of the graph less the median time of the Perlin
+//! field alone, per sample.
 //! The GPU figures are whatever adapter wgpu finds (lavapipe here), readback included in both
 //! times (so it cancels); CPU first, then GPU if there is one. `-- [runs] fbm` times the
 //! 8-octave Perlin fBm 2048² (frequency 32) on both paths instead, the figure adding node
@@ -24,6 +26,16 @@ fn graph(op: Option<serde_json::Value>) -> NoiseGraph {
     };
     NoiseGraph::from_value(&json!({ "seed": 1337, "output": output, "nodes": nodes }))
         .expect("benchmark graph")
+}
+
+/// `n` control points across [-0.9, 0.9] on a wave (a curve that uses every piece).
+fn curve_points(n: u32) -> Vec<[f64; 2]> {
+    (0..n)
+        .map(|i| {
+            let x = -0.9 + 1.8 * f64::from(i) / f64::from(n - 1);
+            [x, (4.0 * x).sin() * 0.8]
+        })
+        .collect()
 }
 
 fn median_ms(runs: usize, mut run: impl FnMut()) -> f64 {
@@ -69,8 +81,27 @@ fn main() {
             json!({ "type": "select", "inputs": ["p", "p", "p"], "falloff": 0.2 }),
         ),
         (
+            "curve 5 points",
+            json!({ "type": "curve", "source": "p",
+                    "points": [[-0.6, -0.9], [-0.1, -0.2], [0.05, 0.3], [0.3, 0.32], [0.6, 1.0]] }),
+        ),
+        (
+            "curve 32 free",
+            json!({ "type": "curve", "source": "p", "mode": "free", "points": curve_points(32) }),
+        ),
+        (
             "add (for scale)",
             json!({ "type": "add", "inputs": ["p", "p"] }),
+        ),
+        // The fractals: one octave, a generator stage of its own in place of the field
+        // (their cost is their remap's, beside fbm's identity).
+        (
+            "fbm 1 octave",
+            json!({ "type": "fbm", "source": "p", "octaves": 1 }),
+        ),
+        (
+            "pingpong 1 oct.",
+            json!({ "type": "pingpong", "source": "p", "octaves": 1 }),
         ),
     ];
     let gpu = GpuContext::new().ok();

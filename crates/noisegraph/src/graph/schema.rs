@@ -994,7 +994,7 @@ pub const REMAPS_AND_BLENDS: &[OpDecl] = &[
                 ..FieldSpec::new(
                     "points",
                     FieldKind::Points,
-                    "the control points [[x, y], ...], x strictly increasing",
+                    "the control points [[x, y], ...], x strictly increasing (the bound is each coordinate's)",
                 )
             }
             .magnitude(MAX_CURVE_COORDINATE),
