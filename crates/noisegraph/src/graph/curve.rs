@@ -40,7 +40,7 @@ impl CurveMode {
 }
 
 /// A curve's control points (2 to [`MAX_CURVE_POINTS`], x strictly increasing, checked by
-/// the parser) and its mode. Fixed-size so that point-wise operations stay `Copy`.
+/// the parser) and its mode, held in a fixed array.
 #[derive(Clone, Copy, PartialEq)]
 pub struct CurvePoints {
     mode: CurveMode,

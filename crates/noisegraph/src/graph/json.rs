@@ -725,7 +725,7 @@ fn remap_or_blend(r: &mut Reader, node: &NodeSchema, type_name: &str) -> Pointwi
                 },
                 None => fallback(),
             };
-            PointwiseOp::Curve(points)
+            PointwiseOp::Curve(Box::new(points))
         }
         other => unreachable!("schema: point-wise kind '{other}' has no construction in json.rs"),
     }
@@ -1050,7 +1050,7 @@ pub fn to_value(graph: &NoiseGraph) -> Value {
                             m.insert("threshold".into(), json!(threshold));
                             m.insert("falloff".into(), json!(falloff));
                         }
-                        PointwiseOp::Curve(c) => {
+                        PointwiseOp::Curve(ref c) => {
                             m.insert("points".into(), json!(c.points()));
                             m.insert("mode".into(), json!(c.mode().name()));
                         }

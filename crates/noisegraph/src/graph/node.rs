@@ -93,7 +93,7 @@ pub struct WarpNode {
 }
 
 /// Point-wise operations on materialized fields.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum PointwiseOp {
     /// a + b.
     Add,
@@ -179,8 +179,9 @@ pub enum PointwiseOp {
         /// Half-width of the blend (0: a hard switch).
         falloff: f64,
     },
-    /// A cubic spline remap through control points (see [`CurvePoints`]).
-    Curve(CurvePoints),
+    /// A cubic spline remap through control points (see [`CurvePoints`]), boxed: the
+    /// points are the one large operand.
+    Curve(Box<CurvePoints>),
 }
 
 impl PointwiseOp {

@@ -611,7 +611,7 @@ impl Plan {
                     None => (
                         None,
                         Some(StageKind::Combine {
-                            op: p.op,
+                            op: p.op.clone(),
                             inputs: std::mem::take(&mut top.inputs),
                         }),
                     ),
