@@ -35,16 +35,20 @@ pub fn curve_piece_slope(a: f32, lo: [f32; 4], hi: [f32; 4]) -> f32 {
 }
 
 /// The piece `a` falls in: the last point i >= 1 with a >= x_i, else 0 (below the second
-/// point, and for NaN). `pieces` is the used part of a table (`2 * count` vec4s).
+/// point, and for NaN). `pieces` is the used part of a table (`2 * count` vec4s). A binary
+/// search over the increasing x (at most 5 steps for 32 points).
 #[inline(always)]
 pub fn curve_piece_index(a: f32, pieces: &[[f32; 4]]) -> usize {
-    let mut i = 0;
-    for j in 1..pieces.len() / 2 {
-        if a >= pieces[2 * j][0] {
-            i = j;
+    let (mut lo, mut hi) = (0, pieces.len() / 2);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if a >= pieces[2 * mid][0] {
+            lo = mid;
+        } else {
+            hi = mid;
         }
     }
-    i
+    lo
 }
 
 /// The curve's value at `a`.
@@ -89,11 +93,13 @@ pub fn wgsl_lookup(
     let grad_fn = name("curve_piece_grad");
     format!(
         "fn {prefix}curve_index(a: f32) -> u32 {{\n\
-         \x20   var i = 0u;\n\
-         \x20   for (var j = 1u; j < {count}; j = j + 1u) {{\n\
-         \x20       if (a >= {table}[2u * j].x) {{ i = j; }}\n\
+         \x20   var lo = 0u;\n\
+         \x20   var hi = {count};\n\
+         \x20   while (hi - lo > 1u) {{\n\
+         \x20       let mid = (lo + hi) / 2u;\n\
+         \x20       if (a >= {table}[2u * mid].x) {{ lo = mid; }} else {{ hi = mid; }}\n\
          \x20   }}\n\
-         \x20   return i;\n\
+         \x20   return lo;\n\
          }}\n\
          fn {prefix}curve_value(a: f32) -> f32 {{\n\
          \x20   let i = {prefix}curve_index(a);\n\
