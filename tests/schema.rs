@@ -4,7 +4,7 @@
 //! ones the schema generates (`NOISEGRAPH_UPDATE_README=1 cargo test --test schema` rewrites
 //! them).
 
-use noisegraph::graph::schema::{Category, FieldKind, InputCount, NodeSchema, RefKind};
+use noisegraph::graph::schema::{Category, DimsRule, FieldKind, InputCount, NodeSchema, RefKind};
 use noisegraph::graph::{schema, PointwiseOp};
 use noisegraph::NoiseGraph;
 use serde_json::{json, Value};
@@ -17,6 +17,8 @@ fn parsed(node: Value) -> Result<Value, Vec<(String, String)>> {
         { "id": "p", "type": "perlin" },
         { "id": "f", "type": "fbm", "source": "p" },
         { "id": "zero", "type": "constant" },
+        { "id": "s3", "type": "simplex", "dims": 3 },
+        { "id": "s4", "type": "simplex", "dims": 4 },
         node ] });
     match NoiseGraph::from_value(&graph) {
         Ok(g) => Ok(g.to_json()["nodes"]
@@ -35,10 +37,12 @@ fn parsed(node: Value) -> Result<Value, Vec<(String, String)>> {
 fn minimal(kind: &NodeSchema) -> Value {
     let mut node = json!({ "id": "n", "type": kind.type_name });
     for input in &kind.inputs {
-        let id = if input.of == RefKind::Family {
-            "p"
-        } else {
-            "f"
+        let id = match (input.of, kind.dims) {
+            (RefKind::Family, _) => "p",
+            // A curved mapping's source has its dims.
+            (_, DimsRule::Fixed { source: 3, .. }) => "s3",
+            (_, DimsRule::Fixed { source: 4, .. }) => "s4",
+            _ => "f",
         };
         node[input.name] = match input.count {
             InputCount::One => json!(id),
@@ -135,6 +139,7 @@ fn bounds_are_the_parsers() {
                 // A point at the bound, another where the order allows.
                 FieldKind::Points if x < 0.0 => json!([[x, 0.0], [0.0, 0.0]]),
                 FieldKind::Points => json!([[0.0, 0.0], [x, 0.0]]),
+                FieldKind::Triple => json!([x, 0.0, 1.0]),
                 _ => json!(x),
             };
             let mut cases = Vec::new();
@@ -167,6 +172,10 @@ fn bounds_are_the_parsers() {
                 // frequencies, value ranges), which an extreme value trips elsewhere.
                 if kind.category == Category::Fractal && f.name != "octaves" {
                     node["octaves"] = json!(1);
+                }
+                if kind.type_name == "transform" && matches!(f.name, "axis" | "angle") {
+                    // A 3D rotation rotates a 3D source (a check of its own).
+                    node["source"] = json!("s3");
                 }
                 if kind.type_name == "clamp" {
                     // min <= max is a check of its own.
@@ -282,6 +291,27 @@ fn inputs_and_dims_follow_the_schema() {
                 fam.gradient.without
             );
         }
+    }
+    // Mappings: a transform has its source's dims; a curved mapping is 2D, of a source of the
+    // dims its rule names.
+    for kind in schema()
+        .nodes
+        .iter()
+        .filter(|n| n.category == Category::Mapping)
+    {
+        let graph = NoiseGraph::from_value(&json!({ "seed": 1, "output": "n", "nodes": [
+            { "id": "p", "type": "perlin" },
+            { "id": "f", "type": "fbm", "source": "p" },
+            { "id": "s3", "type": "simplex", "dims": 3 },
+            { "id": "s4", "type": "simplex", "dims": 4 },
+            minimal(kind) ] }))
+        .unwrap_or_else(|e| panic!("{}: {e}", kind.type_name));
+        let want = match kind.dims {
+            DimsRule::Source => 2,
+            DimsRule::Fixed { dims, .. } => dims,
+            other => panic!("{}: dims rule {other:?}", kind.type_name),
+        };
+        assert_eq!(graph.dims_of("n"), want, "{}", kind.type_name);
     }
     let simplex = schema().node("simplex").unwrap();
     assert!(

@@ -61,6 +61,79 @@ fn stage_for(
         fractal: None,
         displace: vec![],
         amplitude: 0.0,
+        mapping: None,
+    }
+}
+
+/// Mapped stages (`graph::mapping`): every family under an affine and, where its dims take
+/// one, a curved map, in value and gradient form, plain and warped (displacement fields),
+/// generic and specialized.
+#[test]
+fn mapped_stage_shapes_validate() {
+    use noisegraph::graph::{MapKind, Mapping};
+    let transform = MapKind::Transform {
+        translate: [0.5; 4],
+        scale: [2.0; 4],
+        rotate: 30.0,
+        axis: [0.0, 0.0, 1.0],
+        angle: 0.0,
+    };
+    for fam in registry() {
+        for &dims in fam.dims() {
+            let params = default_params(*fam);
+            let aux = fam.aux_data(dims, &params, 1).is_some();
+            let mut maps = vec![Mapping::IDENTITY.then(&transform, dims).unwrap()];
+            let curve = match dims {
+                3 => Some(MapKind::Sphere { radius: 1.0 }),
+                4 => Some(MapKind::Torus {
+                    radius_x: 0.2,
+                    radius_y: 0.3,
+                }),
+                _ => None,
+            };
+            if let Some(curve) = curve {
+                maps.push(Mapping::IDENTITY.then(&curve, dims).unwrap());
+            }
+            for mapping in maps {
+                for displace in [0, dims.min(4)] {
+                    let mut stage = stage_for(*fam, dims, params.clone());
+                    stage.mapping = Some(mapping);
+                    stage.amplitude = 0.5;
+                    stage.displace = (0..displace).map(|_| Displacement::Field(0)).collect();
+                    let layout = GenerateLayout {
+                        volume: false,
+                        partial: false,
+                        displace,
+                        inline: 0,
+                        aux,
+                    };
+                    let label = format!(
+                        "{} {dims}D mapped {:?} displace {displace}",
+                        fam.name(),
+                        mapping.curve
+                    );
+                    let source = generate_source(&stage, layout, pass_of(false));
+                    validate_wgsl(&source).unwrap_or_else(|e| panic!("{label}:\n{e}"));
+                    let source = specialized_source(&stage, layout, pass_of(false));
+                    validate_wgsl(&source).unwrap_or_else(|e| panic!("{label}, specialized:\n{e}"));
+                    let gradient = generate_source_in(
+                        FieldForm::Gradient,
+                        &stage,
+                        layout,
+                        pass_of(false),
+                        None,
+                    );
+                    if let Some(source) = gradient {
+                        assert!(
+                            source.contains("map_jacobian"),
+                            "{label}: the chain rule through the map"
+                        );
+                        validate_wgsl(&source)
+                            .unwrap_or_else(|e| panic!("{label} in gradient form:\n{e}"));
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -117,6 +117,11 @@ pub struct BakeArgs {
     /// With --normal-map: the surface is z = height_scale * value, x and y in view units.
     #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub height_scale: f32,
+    /// Bake the six faces of a cube map of the graph's 3D output: -o must hold `{face}`,
+    /// replaced by px, nx, py, ny, pz, nz (OpenGL / Vulkan order and orientation; see the
+    /// README's "Mappings").
+    #[arg(long)]
+    pub cube_map: bool,
 }
 
 /// `--tile N`: a whole number of pixels, at least 1.
@@ -200,6 +205,26 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
             .ok_or_else(|| Failure::bad_input("-o/--out: required (the output file)"))?;
         let job = Job::from_flags(sources.remove(0), output, &defaults)?;
         runner.bake_normal_map(&job, mode, args.height_scale)?;
+        runner.summary(0, start);
+        return Ok(0);
+    }
+
+    if args.cube_map {
+        if sources.len() != 1 || args.manifest.is_some() {
+            return Err(Failure::bad_input(
+                "--cube-map: bakes one graph (a file or --preset), not a batch or a manifest",
+            ));
+        }
+        let output = args.out.clone().ok_or_else(|| {
+            Failure::bad_input("-o/--out: required (a path with {face}, e.g. sky_{face}.png)")
+        })?;
+        let jobs = super::cube_map::jobs(sources.remove(0), &output, &args, &defaults)?;
+        for job in &jobs {
+            let units: Vec<usize> = (0..job.units()).filter(|&u| runner.selected(u)).collect();
+            if !units.is_empty() {
+                runner.run_job(job, &units)?;
+            }
+        }
         runner.summary(0, start);
         return Ok(0);
     }

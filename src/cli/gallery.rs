@@ -169,7 +169,57 @@ pub fn panels() -> Vec<Panel> {
         });
     }
     out.extend(remap_and_blend_panels());
+    out.extend(mapping_panels());
     out
+}
+
+/// The mappings (issue 31): a transform of a subgraph, and the sphere, torus and cylinder
+/// maps (the torus panel tiles: its opposite edges meet).
+fn mapping_panels() -> Vec<Panel> {
+    let f = |dims: u32, family: &str, frequency: f64| {
+        vec![
+            json!({ "id": "n", "type": family, "dims": dims, "frequency": frequency }),
+            json!({ "id": "f", "type": "fbm", "source": "n", "octaves": 5 }),
+        ]
+    };
+    let cellular = || {
+        vec![
+            json!({ "id": "c", "type": "cellular", "frequency": 5.0, "return": "f2_minus_f1" }),
+            json!({ "id": "f", "type": "ridged", "source": "c", "octaves": 2 }),
+        ]
+    };
+    [
+        (
+            "transform cells",
+            cellular(),
+            json!({ "type": "transform", "source": "f", "rotate": 30, "scale": [1.0, 3.0] }),
+        ),
+        (
+            "sphere equirect",
+            f(3, "simplex", 2.0),
+            json!({ "type": "sphere", "source": "f" }),
+        ),
+        (
+            "torus osimplex2",
+            f(4, "opensimplex2", 4.0),
+            json!({ "type": "torus", "source": "f" }),
+        ),
+        (
+            "cylinder simplex",
+            f(3, "simplex", 4.0),
+            json!({ "type": "cylinder", "source": "f" }),
+        ),
+    ]
+    .into_iter()
+    .map(|(label, mut nodes, mut node)| {
+        node["id"] = json!("out");
+        nodes.push(node);
+        Panel {
+            label: label.into(),
+            nodes,
+        }
+    })
+    .collect()
 }
 
 /// The remaps and blends (issue 31), on fBm of Perlin and on simplex.

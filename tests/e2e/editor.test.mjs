@@ -147,12 +147,34 @@ test('add from the menu by category, rename, move and multi-select (saved as lay
   // The menu's groups are the schema's categories, in its order.
   await page.locator('#add-menu-button').click();
   assert.deepEqual(await page.locator('#add-menu .menu-group').evaluateAll((gs) => gs.map((g) => g.dataset.category)),
-    ['family', 'fractal', 'warp', 'pointwise']);
+    ['family', 'fractal', 'warp', 'pointwise', 'mapping']);
   await page.locator('#add-menu .menu-group[data-category="family"] button[data-type="simplex"]').click();
   await settled(page);
   assert.equal(await page.locator('.gnode[data-id="simplex1"]').count(), 1);
   assert.equal(await page.locator('#preview').getAttribute('data-node'), 'simplex1');
   assert.equal((await json(page)).nodes.at(-1).type, 'simplex');
+
+  // A mapping from its group: a transform of the viewed node, its controls from the schema
+  // (rotate's slider turns the preview), then removed again with Delete.
+  await page.locator('#add-menu-button').click();
+  await page.locator('#add-menu .menu-group[data-category="mapping"] button[data-type="transform"]').click();
+  await settled(page);
+  const mapped = (await json(page)).nodes.at(-1);
+  assert.deepEqual([mapped.type, mapped.source], ['transform', 'simplex1']);
+  assert.equal(await page.locator('#preview').getAttribute('data-state'), 'ok');
+  for (const field of ['translate', 'rotate', 'axis', 'angle', 'scale']) {
+    assert.equal(await page.getByLabel(`transform1 ${field}`, { exact: true }).count(), 1, `a ${field} control`);
+  }
+  await page.getByLabel('transform1 rotate', { exact: true }).fill('30');
+  await settled(page);
+  assert.equal((await json(page)).nodes.at(-1).rotate, 30);
+  assert.equal(await page.locator('#preview').getAttribute('data-state'), 'ok');
+  await page.locator('.gnode[data-id="transform1"]').focus();
+  await page.keyboard.press('Delete');
+  await settled(page);
+  assert.equal(await page.locator('.gnode[data-id="transform1"]').count(), 0);
+  await page.locator('.gnode[data-id="simplex1"] .gtype').click();
+  await settled(page);
 
   // Rename by double-clicking the title: references follow.
   await page.locator('.gnode[data-id="cells"] .ghead').dblclick();

@@ -36,6 +36,8 @@ struct StageParams {
     scalars: vec4<f32>,
     family: array<vec4<f32>, 4>,
     octaves: array<Octave, 32>,
+    // the position map of a mapped stage (lib/mapping.wgsl), zero otherwise
+    mapping: Mapping,
 }
 
 @compute @workgroup_size(WORKGROUP_X, WORKGROUP_Y, 1)
@@ -50,7 +52,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     // f32 and vec4<f32> in value form; Displaced and vec4<f32> in gradient form.
     let d = load_displace(gid);
-    let pix = vec4<f32>(vec3<f32>(gid + params.pixel_offset.xyz), 0.0);
+    // The prelude's view_position is the pixel itself, or in a mapped stage the mapped
+    // position (the octaves then step by their frequency from it).
+    let pix = view_position(vec4<f32>(vec3<f32>(gid + params.pixel_offset.xyz), 0.0));
     var sum = octave_sum(pix, d, load_partial(gid));
     if (PASS_FINALIZE) {
         sum *= params.scalars.x;

@@ -1,6 +1,7 @@
 //! Running a plan on either path: the GPU executor (`gpu`) or the CPU reference executor
 //! below, which runs the same stages with the same uniforms through the CPU twins.
 
+mod mapped;
 pub mod stage;
 
 use std::mem::MaybeUninit;

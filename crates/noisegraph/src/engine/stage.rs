@@ -205,6 +205,9 @@ pub fn run_generate(
     acc: Option<&[f32]>,
     out: &mut [MaybeUninit<f32>],
 ) {
+    if u.mapping.is_mapped() {
+        return super::mapped::run_generate_mapped(u, sample, points, displace, acc, out);
+    }
     let [width, height, _depth, count] = u.size;
     let [_, first, finalize, _] = u.mode;
     // A pass has at least one octave (the graph's octaves are 1 or more), whose start writes
@@ -563,6 +566,9 @@ pub fn run_generate_grad(
     acc: Option<&[[f32; 4]]>,
     out: &mut [[f32; 4]],
 ) {
+    if u.mapping.is_mapped() {
+        return super::mapped::run_generate_grad_mapped(u, samplers, displace, acc, out);
+    }
     let [width, height, _depth, count] = u.size;
     let [_, first, finalize, _] = u.mode;
     let width = width as usize;

@@ -487,7 +487,10 @@ pub fn generate_source_in(
     } else {
         "fn octave_local(local: vec4<f32>, pix: vec4<f32>, step: vec4<f32>, d: vec4<f32>, warp: vec4<f32>) -> vec4<f32> { return local + pix * step; }\n"
     });
-    if gradient {
+    s.push_str(&crate::gpu::assemble_mapping::view_position(stage, form));
+    if gradient && stage.mapping.is_some() {
+        s.push_str(&crate::gpu::assemble_mapping::octave_gradient(warped));
+    } else if gradient {
         // d local / d p: the octave's frequency on the view axes, plus the warp's Jacobian
         // (see the gradient section of stage.wgsl).
         s.push_str(if warped {

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::curve::{CurveMode, CurvePoints};
 use super::limits::{self, MAX_SCALE};
+use super::mapping::{MapKind, MappingNode};
 use super::node::*;
 use super::schema::{self, Category, FieldKind, FieldSpec, NodeSchema};
 use super::NoiseGraph;
@@ -232,6 +233,43 @@ impl<'a> Reader<'a> {
             out[i] = out[raw.len() - 1];
         }
         (out, listed)
+    }
+
+    /// Exactly three finite numbers within [-`limit`, `limit`] (a rotation axis); the
+    /// default when absent or after an issue.
+    fn triple(&mut self, spec: &FieldSpec) -> [f64; 3] {
+        let default = match spec.default {
+            Some(schema::FieldValue::Triple(t)) => t,
+            _ => [0.0; 3],
+        };
+        let limit = spec.max.unwrap_or(f64::MAX);
+        match self.get(spec.name) {
+            None => default,
+            Some(Value::Array(items)) if items.len() == 3 => {
+                let mut out = default;
+                for (i, v) in items.iter().enumerate() {
+                    match self.number_value(spec.name, v) {
+                        Some(x) if x.abs() > limit => {
+                            self.issue(spec.name, limits::over(x, limit));
+                            return default;
+                        }
+                        Some(x) => out[i] = x,
+                        None => return default,
+                    }
+                }
+                out
+            }
+            Some(v) => {
+                self.issue(
+                    spec.name,
+                    format!(
+                        "must be a list of three numbers [x, y, z] (got {})",
+                        shown(v)
+                    ),
+                );
+                default
+            }
+        }
     }
 
     /// Exactly two finite numbers within [-`limit`, `limit`] (remap's `from` and `to`):
@@ -509,6 +547,7 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family, node: &NodeSchema) -> 
 /// once every node is parsed: (fractal id, source id, length).
 struct FractalAxes {
     node: String,
+    field: &'static str,
     source: String,
     len: usize,
 }
@@ -551,7 +590,7 @@ fn parse_node(
                 s.types(Category::Family).join(", "),
                 s.types(Category::Fractal).join(", "),
                 s.types(Category::Pointwise).join(", ")
-            ),
+            ) + &format!("; mappings: {}", s.types(Category::Mapping).join(", ")),
         );
         return None;
     };
@@ -583,6 +622,7 @@ fn parse_node(
             if let (Some(len), Some(node)) = (listed, &r.node) {
                 fractal_axes.push(FractalAxes {
                     node: node.clone(),
+                    field: "offset",
                     source: source.clone(),
                     len,
                 });
@@ -607,6 +647,11 @@ fn parse_node(
                 amplitude,
             }))
         }
+        Category::Mapping => {
+            let source = source();
+            let map = mapping(r, node, type_name, &source, fractal_axes);
+            Some(NodeKind::Mapping(MappingNode { source, map }))
+        }
         Category::Pointwise => {
             let op = pointwise_op(r, node);
             let inputs = match op.arity() {
@@ -615,6 +660,67 @@ fn parse_node(
             };
             Some(NodeKind::Pointwise(PointwiseNode { op, inputs }))
         }
+    }
+}
+
+/// The mapping of kind `node` with its fields, each read as the schema declares it; the
+/// lengths of per-axis lists are checked against the source's dims once references resolve.
+fn mapping(
+    r: &mut Reader,
+    node: &NodeSchema,
+    type_name: &str,
+    source: &str,
+    axes: &mut Vec<FractalAxes>,
+) -> MapKind {
+    let number = |r: &mut Reader, name: &str| r.scalar(spec(node, name));
+    match type_name {
+        "transform" => {
+            let mut per_axis = |r: &mut Reader, name: &'static str| {
+                let (v, listed) = r.per_axis(spec(node, name), None);
+                if let (Some(len), Some(id)) = (listed, &r.node) {
+                    axes.push(FractalAxes {
+                        node: id.clone(),
+                        field: name,
+                        source: source.to_string(),
+                        len,
+                    });
+                }
+                v
+            };
+            let translate = per_axis(r, "translate");
+            let scale = per_axis(r, "scale");
+            let rotate = number(r, "rotate");
+            let axis = r.triple(spec(node, "axis"));
+            if axis == [0.0; 3] {
+                r.issue(
+                    "axis",
+                    "must not be [0, 0, 0]: give the direction to rotate about",
+                );
+            }
+            let angle = number(r, "angle");
+            MapKind::Transform {
+                translate,
+                scale,
+                rotate,
+                axis,
+                angle,
+            }
+        }
+        "sphere" => MapKind::Sphere {
+            radius: number(r, "radius"),
+        },
+        "torus" => MapKind::Torus {
+            radius_x: number(r, "radius_x"),
+            radius_y: number(r, "radius_y"),
+        },
+        "cylinder" => MapKind::Cylinder {
+            radius: number(r, "radius"),
+        },
+        "cube_face" => MapKind::CubeFace {
+            face: r.choice(spec(node, "face")),
+            radius: number(r, "radius"),
+        },
+        other => unreachable!("schema: mapping kind '{other}' has no construction in json.rs"),
     }
 }
 
@@ -837,19 +943,23 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
         nodes,
     };
     for list in fractal_axes {
-        if let Some(NodeKind::Family(f)) = graph.node(&list.source).map(|n| &n.kind) {
-            if list.len != f.dims as usize {
-                issues.push(GraphIssue {
-                    node: Some(list.node),
-                    field: "offset".into(),
-                    message: format!(
-                        "must be a number or a list of {d} numbers (one per axis of the {d}D source '{}') (got {} numbers)",
-                        list.source,
-                        list.len,
-                        d = f.dims
-                    ),
-                });
-            }
+        let dims = match graph.node(&list.source).map(|n| &n.kind) {
+            Some(NodeKind::Family(f)) => f.dims,
+            Some(_) if list.field == "offset" => continue,
+            Some(_) => graph.dims_of(&list.source),
+            None => continue,
+        };
+        if list.len != dims as usize {
+            issues.push(GraphIssue {
+                node: Some(list.node),
+                field: list.field.into(),
+                message: format!(
+                    "must be a number or a list of {d} numbers (one per axis of the {d}D source '{}') (got {} numbers)",
+                    list.source,
+                    list.len,
+                    d = dims
+                ),
+            });
         }
     }
     // Each problem once, at its own field: a field the parser already rejected (a missing or
@@ -997,6 +1107,39 @@ pub fn to_value(graph: &NoiseGraph) -> Value {
                     m.insert("seed_offset".into(), json!(f.seed_offset));
                     let dims = graph.dims_of(&f.source) as usize;
                     m.insert("offset".into(), axis_json(f.offset, dims));
+                }
+                NodeKind::Mapping(mapping) => {
+                    m.insert("source".into(), json!(mapping.source));
+                    let dims = graph.dims_of(&mapping.source) as usize;
+                    match &mapping.map {
+                        MapKind::Transform {
+                            translate,
+                            scale,
+                            rotate,
+                            axis,
+                            angle,
+                        } => {
+                            m.insert("translate".into(), axis_json(*translate, dims));
+                            m.insert("rotate".into(), json!(rotate));
+                            m.insert("axis".into(), json!(axis));
+                            m.insert("angle".into(), json!(angle));
+                            m.insert("scale".into(), axis_json(*scale, dims));
+                        }
+                        MapKind::Sphere { radius } | MapKind::Cylinder { radius } => {
+                            m.insert("radius".into(), json!(radius));
+                        }
+                        MapKind::Torus { radius_x, radius_y } => {
+                            m.insert("radius_x".into(), json!(radius_x));
+                            m.insert("radius_y".into(), json!(radius_y));
+                        }
+                        MapKind::CubeFace { face, radius } => {
+                            m.insert(
+                                "face".into(),
+                                json!(super::mapping::CUBE_FACES[*face as usize]),
+                            );
+                            m.insert("radius".into(), json!(radius));
+                        }
+                    }
                 }
                 NodeKind::Warp(w) => {
                     m.insert("source".into(), json!(w.source));

@@ -5,6 +5,8 @@ pub mod curve;
 mod gradient;
 mod json;
 pub mod limits;
+mod mapping;
+pub mod mapping_schema;
 mod node;
 mod plan;
 pub mod schema;
@@ -14,6 +16,7 @@ mod walk;
 pub use builder::{GraphBuilder, NodeBuilder};
 pub use gradient::{gradient_plan, gradient_refusal, plan_gradient_refusal};
 pub use json::{LAYOUT_FIELD, MAX_OCTAVES};
+pub use mapping::*;
 pub use node::*;
 pub use plan::*;
 pub use schema::{node_schema, schema};
@@ -124,6 +127,7 @@ fn node_dims(node: &Node, inputs: &[u32]) -> u32 {
     match (rule, &node.kind) {
         (Some(schema::DimsRule::Own { .. }), NodeKind::Family(f)) => f.dims,
         (Some(schema::DimsRule::Source), _) => inputs.first().copied().unwrap_or(2),
+        (Some(schema::DimsRule::Fixed { dims, .. }), _) => dims,
         _ => inputs.iter().copied().max().unwrap_or(2),
     }
 }
@@ -149,7 +153,7 @@ fn node_range(node: &Node, ins: &[(f32, f32)]) -> (f32, f32) {
                 FractalKind::Pingpong => (-1.0, 1.0),
             }
         }
-        NodeKind::Warp(_) => ins.first().copied().unwrap_or((-1.0, 1.0)),
+        NodeKind::Warp(_) | NodeKind::Mapping(_) => ins.first().copied().unwrap_or((-1.0, 1.0)),
         NodeKind::Pointwise(p) => pointwise_range(&p.op, ins),
     }
 }

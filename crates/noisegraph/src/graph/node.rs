@@ -332,6 +332,8 @@ pub enum NodeKind {
     Warp(WarpNode),
     /// A point-wise operation on other nodes' fields.
     Pointwise(PointwiseNode),
+    /// Its source sampled at mapped positions (`transform`, `sphere`, `torus`, `cylinder`).
+    Mapping(super::mapping::MappingNode),
 }
 
 /// A node: its id and what it computes.
@@ -351,6 +353,7 @@ impl Node {
             NodeKind::Fractal(f) => f.kind.name(),
             NodeKind::Warp(_) => "warp",
             NodeKind::Pointwise(p) => p.op.name(),
+            NodeKind::Mapping(m) => m.map.name(),
         }
     }
     /// Ids this node reads.
@@ -362,6 +365,7 @@ impl Node {
                 .chain(w.displace.iter().map(String::as_str))
                 .collect(),
             NodeKind::Pointwise(p) => p.inputs.iter().map(String::as_str).collect(),
+            NodeKind::Mapping(m) => vec![m.source.as_str()],
         }
     }
     /// The node's references with the field each is written in: (`"source"`,
@@ -381,6 +385,7 @@ impl Node {
                 };
                 p.inputs.iter().map(|i| (field, i.as_str())).collect()
             }
+            NodeKind::Mapping(m) => vec![("source", m.source.as_str())],
         }
     }
     /// Whether the node is a function of position that a fractal or warp can evaluate

@@ -6,11 +6,13 @@ use std::collections::{HashMap, HashSet};
 
 use bytemuck::{Pod, Zeroable};
 
+use super::mapping::Mapping;
 use super::node::*;
 use super::NoiseGraph;
 use crate::error::{Error, Result};
 use crate::family::{self, Family};
 use crate::twin::hash::seed_hash;
+use crate::twin::lib::mapping::MappingUniform;
 
 /// The region of space a bake covers and its resolution. Pixel (x, y, z) samples
 /// `origin + (x, y, z) * extent / size` (corners, not centres).
@@ -192,6 +194,8 @@ pub struct StageUniform {
     pub family: [f32; 16],
     /// Per-octave data; the first `octave_count` entries are used.
     pub octaves: [OctaveUniform; MAX_OCTAVES_USIZE],
+    /// The stage's position map (zero, `is_mapped` false, in a stage that is not mapped).
+    pub mapping: MappingUniform,
 }
 
 const MAX_OCTAVES_USIZE: usize = super::MAX_OCTAVES as usize;
@@ -256,6 +260,8 @@ pub struct GenerateStage {
     pub displace: Vec<Displacement>,
     /// Warp amplitude that scales the displacements (position units).
     pub amplitude: f64,
+    /// Where the chain is sampled, when mapping nodes sit above it (see `graph::mapping`).
+    pub mapping: Option<Mapping>,
 }
 
 impl std::fmt::Debug for GenerateStage {
@@ -266,6 +272,7 @@ impl std::fmt::Debug for GenerateStage {
             .field("fractal", &self.fractal)
             .field("displace", &self.displace)
             .field("amplitude", &self.amplitude)
+            .field("mapping", &self.mapping)
             .finish()
     }
 }
@@ -451,8 +458,19 @@ impl GenerateStage {
             None => (1.0, 0),
         };
         let seed = self.base_seed(graph_seed);
+        let full_size = view.full_size();
+        let pixel_step: [f64; 3] = std::array::from_fn(|a| view.extent[a] / full_size[a] as f64);
+        // A mapped stage splits the f64 constant of its map (see `graph::mapping`) and steps
+        // by the frequency on every axis from the mapped position the kernel computes.
+        let mapped = self
+            .mapping
+            .as_ref()
+            .map(|m| m.uniform(view.origin, pixel_step));
         // The grid has no w axis: a 4D node's w is its own slice coordinate.
-        let base = self.sample_base([view.origin[0], view.origin[1], view.origin[2], 0.0]);
+        let base = match &mapped {
+            Some((_, reference)) => self.sample_base(*reference),
+            None => self.sample_base([view.origin[0], view.origin[1], view.origin[2], 0.0]),
+        };
         let octaves = self.octave_count();
         let mut u = StageUniform::zeroed();
         u.size = [view.size[0], view.size[1], view.size[2], octaves];
@@ -471,10 +489,12 @@ impl GenerateStage {
             let mut step = [0f32; 4];
             let mut view_freq = [0f32; 4];
             let mut warp = [0f32; 4];
-            let full_size = view.full_size();
             for a in 0..3 {
                 step[a] = (view.extent[a] / full_size[a] as f64 * freq[a]) as f32;
                 view_freq[a] = freq[a] as f32;
+            }
+            if mapped.is_some() {
+                step = freq.map(|f| f as f32);
             }
             for a in 0..self.displace.len().min(4) {
                 warp[a] = (self.amplitude * freq[a]) as f32;
@@ -492,6 +512,9 @@ impl GenerateStage {
             };
         }
         u.scalars = [(1.0 / amp_sum.max(f64::MIN_POSITIVE)) as f32, 0.0, 0.0, 0.0];
+        if let Some((mapping, _)) = mapped {
+            u.mapping = mapping;
+        }
         u
     }
 }
@@ -537,18 +560,27 @@ impl Plan {
         target: &str,
         index: &mut HashMap<String, usize>,
     ) -> Result<usize> {
-        /// A node being materialized: how many of its references are handled, and the
-        /// displacements or input stages gathered so far.
+        /// A node being materialized: how many of its references are handled, the
+        /// displacements or input stages gathered so far, and the mapping it is sampled
+        /// through (the mapping nodes above it on this path, composed; `path` names them, so
+        /// a node under different mappings gets a stage for each).
         struct Frame<'g> {
             node: &'g Node,
             next: usize,
             displace: Vec<Displacement>,
             inputs: Vec<usize>,
+            mapping: Option<Mapping>,
+            path: String,
+        }
+        /// The index key of node `id` sampled through the mappings of `path`.
+        fn key(id: &str, path: &str) -> String {
+            format!("{id}{path}")
         }
         if let Some(&i) = index.get(target) {
             return Ok(i);
         }
         let by_id = super::walk::index_by_id(graph);
+        let all_dims = graph.all_dims();
         let lookup = |id: &str| {
             by_id
                 .get(id)
@@ -561,6 +593,8 @@ impl Plan {
             next: 0,
             displace: Vec::new(),
             inputs: Vec::new(),
+            mapping: None,
+            path: String::new(),
         }];
         // The stage index of the frame that finished last, for the frame below it.
         let mut finished: Option<usize> = None;
@@ -573,20 +607,30 @@ impl Plan {
                 top.next += 1;
             }
             let id = top.node.id.as_str();
-            // The next reference to materialize first, or the finished stage's kind.
+            let mapped = top.mapping;
+            let with_mapping = |mut chain: GenerateStage| {
+                chain.mapping = mapped;
+                chain
+            };
+            // The next reference to materialize first (and the mapping it is sampled
+            // through), or the finished stage's kind.
+            let mut child_mapping = (top.mapping, top.path.clone());
             let (child, kind) = match &top.node.kind {
                 NodeKind::Family(_) | NodeKind::Fractal(_) => (
                     None,
-                    Some(StageKind::Generate(Box::new(generator_chain(
-                        graph,
-                        id,
-                        Vec::new(),
-                        0.0,
-                    )?))),
+                    Some(StageKind::Generate(Box::new(with_mapping(
+                        generator_chain(graph, id, Vec::new(), 0.0)?,
+                    )))),
                 ),
                 NodeKind::Warp(w) => match w.displace.get(top.next) {
                     Some(d) => {
-                        if let Some(chain) = self.fusable_chain(graph, d, index)? {
+                        // A mapped warp reads its displacements as fields (each a mapped
+                        // stage): inline chains evaluate at the pixel, not the mapped point.
+                        let fusable = match mapped {
+                            None => self.fusable_chain(graph, d, index)?,
+                            Some(_) => None,
+                        };
+                        if let Some(chain) = fusable {
                             top.displace.push(Displacement::Inline {
                                 node: d.clone(),
                                 chain: Box::new(chain),
@@ -598,12 +642,14 @@ impl Plan {
                     }
                     None => (
                         None,
-                        Some(StageKind::Generate(Box::new(generator_chain(
-                            graph,
-                            &w.source,
-                            std::mem::take(&mut top.displace),
-                            w.amplitude,
-                        )?))),
+                        Some(StageKind::Generate(Box::new(with_mapping(
+                            generator_chain(
+                                graph,
+                                &w.source,
+                                std::mem::take(&mut top.displace),
+                                w.amplitude,
+                            )?,
+                        )))),
                     ),
                 },
                 NodeKind::Pointwise(p) => match p.inputs.get(top.next) {
@@ -616,9 +662,33 @@ impl Plan {
                         }),
                     ),
                 },
+                NodeKind::Mapping(m) => {
+                    if let Some(&i) = top.inputs.first() {
+                        // The mapping's field is its source's stage under the mapping.
+                        index.insert(key(id, &top.path), i);
+                        on_stack.remove(id);
+                        stack.pop();
+                        finished = Some(i);
+                        continue;
+                    }
+                    let source_dims = by_id.get(m.source.as_str()).map_or(2, |&i| all_dims[i]);
+                    let composed = top
+                        .mapping
+                        .unwrap_or(Mapping::IDENTITY)
+                        .then(&m.map, source_dims)
+                        .ok_or_else(|| {
+                            Error::InvalidRequest(format!(
+                                "node '{id}': a {} below another curved mapping (sphere, torus, cylinder) cannot be planned",
+                                m.map.name()
+                            ))
+                        })?;
+                    child_mapping = (Some(composed), format!("{}\u{0}{id}", top.path));
+                    (Some(m.source.as_str()), None)
+                }
             };
             if let Some(child) = child {
-                if let Some(&i) = index.get(child) {
+                let (mapping, path) = child_mapping;
+                if let Some(&i) = index.get(&key(child, &path)) {
                     finished = Some(i);
                 } else if !on_stack.insert(child) {
                     return Err(Error::InvalidRequest(format!(
@@ -630,6 +700,8 @@ impl Plan {
                         next: 0,
                         displace: Vec::new(),
                         inputs: Vec::new(),
+                        mapping,
+                        path,
                     });
                 }
                 continue;
@@ -640,7 +712,7 @@ impl Plan {
                     kind,
                 });
                 let i = self.stages.len() - 1;
-                index.insert(id.to_string(), i);
+                index.insert(key(id, &top.path), i);
                 on_stack.remove(id);
                 stack.pop();
                 finished = Some(i);
@@ -680,14 +752,30 @@ impl Plan {
                 let chains = std::iter::once((stage.node.as_str(), g.as_ref()))
                     .chain(g.displace_inline().map(|(_, node, c)| (node, c)));
                 for (node, chain) in chains {
-                    super::limits::check_chain_view(
-                        node,
-                        &chain.source,
-                        chain.fractal.as_ref(),
-                        !chain.displace.is_empty(),
-                        view,
-                    )
+                    let warped = !chain.displace.is_empty();
+                    let (source, fractal) = (&chain.source, chain.fractal.as_ref());
+                    match &chain.mapping {
+                        None => {
+                            super::limits::check_chain_view(node, source, fractal, warped, view)
+                        }
+                        Some(m) => {
+                            let mut spans = view.extent;
+                            if !view.is_volume() {
+                                spans[2] = 0.0;
+                            }
+                            let (origin, extent) = m.bounds(view.origin, spans);
+                            super::limits::check_chain_box(
+                                node, source, fractal, warped, origin, extent,
+                            )
+                        }
+                    }
                     .map_err(Error::InvalidRequest)?;
+                    if view.is_volume() && chain.mapping.is_some_and(|m| m.curve.is_some()) {
+                        return Err(Error::InvalidRequest(format!(
+                            "node '{node}': a sphere, torus or cylinder maps a 2D view; this view is a volume (depth {})",
+                            view.size[2]
+                        )));
+                    }
                 }
             }
         }
@@ -748,5 +836,6 @@ fn generator_chain(
         fractal,
         displace,
         amplitude,
+        mapping: None,
     })
 }

@@ -51,6 +51,8 @@ pub enum Category {
     Warp,
     /// A point-wise operation on other nodes' fields.
     Pointwise,
+    /// Its source sampled at mapped positions (`transform`, `sphere`, `torus`, `cylinder`).
+    Mapping,
 }
 
 /// Which nodes an input may name.
@@ -122,6 +124,8 @@ pub enum FieldKind {
     /// A list of `[x, y]` points (`curve`'s `points`), as many as `items` allows, each
     /// coordinate within `min` / `max`.
     Points,
+    /// A list of exactly three numbers (`transform`'s rotation `axis`).
+    Triple,
 }
 
 /// A field's default (or suggested initial) value.
@@ -138,6 +142,8 @@ pub enum FieldValue {
     Pair([f64; 2]),
     /// A list of `[x, y]` points.
     Points(&'static [[f64; 2]]),
+    /// Three numbers.
+    Triple([f64; 3]),
 }
 
 /// One field of a node kind (not an input): its kind, default, bounds and doc.
@@ -190,7 +196,7 @@ fn is_false(b: &bool) -> bool {
 }
 
 impl FieldSpec {
-    const fn new(name: &'static str, kind: FieldKind, doc: &'static str) -> Self {
+    pub(super) const fn new(name: &'static str, kind: FieldKind, doc: &'static str) -> Self {
         FieldSpec {
             name,
             kind,
@@ -208,7 +214,7 @@ impl FieldSpec {
             items: None,
         }
     }
-    const fn number(name: &'static str, default: f64, doc: &'static str) -> Self {
+    pub(super) const fn number(name: &'static str, default: f64, doc: &'static str) -> Self {
         FieldSpec {
             default: Some(FieldValue::Number(default)),
             ..FieldSpec::new(name, FieldKind::Number, doc)
@@ -220,7 +226,7 @@ impl FieldSpec {
             ..FieldSpec::new(name, FieldKind::Integer, doc)
         }
     }
-    const fn axes(name: &'static str, default: f64, doc: &'static str) -> Self {
+    pub(super) const fn axes(name: &'static str, default: f64, doc: &'static str) -> Self {
         FieldSpec {
             default: Some(FieldValue::Number(default)),
             ..FieldSpec::new(name, FieldKind::Axes, doc)
@@ -234,14 +240,14 @@ impl FieldSpec {
         }
     }
     /// Accepted values within [-limit, limit].
-    const fn magnitude(self, limit: f64) -> Self {
+    pub(super) const fn magnitude(self, limit: f64) -> Self {
         FieldSpec {
             min: Some(-limit),
             max: Some(limit),
             ..self
         }
     }
-    const fn range(self, min: f64, max: f64) -> Self {
+    pub(super) const fn range(self, min: f64, max: f64) -> Self {
         FieldSpec {
             min: Some(min),
             max: Some(max),
@@ -249,14 +255,14 @@ impl FieldSpec {
         }
     }
     /// Accepted values above `min` (`min` refused).
-    const fn above(self, min: f64) -> Self {
+    pub(super) const fn above(self, min: f64) -> Self {
         FieldSpec {
             min: Some(min),
             exclusive_min: true,
             ..self
         }
     }
-    const fn soft(self, lo: f64, hi: f64) -> Self {
+    pub(super) const fn soft(self, lo: f64, hi: f64) -> Self {
         FieldSpec {
             soft: Some([lo, hi]),
             ..self
@@ -271,7 +277,7 @@ impl FieldSpec {
             ..self
         }
     }
-    const fn initial(self, value: FieldValue) -> Self {
+    pub(super) const fn initial(self, value: FieldValue) -> Self {
         FieldSpec {
             initial: Some(value),
             ..self
@@ -343,6 +349,14 @@ pub enum DimsRule {
     Source,
     /// The largest of its inputs', 2 with none: point-wise nodes.
     MaxOfInputs,
+    /// Always `dims`, of a source that must have `source` dims: the curved mappings
+    /// (`sphere`: a 3D source as a 2D field).
+    Fixed {
+        /// The node's dims.
+        dims: u32,
+        /// The dims its source must have.
+        source: u32,
+    },
 }
 
 /// Whether a node kind differentiates.
@@ -447,6 +461,11 @@ pub fn schema() -> &'static Schema {
         nodes.push(warp_node());
         nodes.extend(POINTWISE.iter().map(pointwise_node));
         nodes.extend(REMAPS_AND_BLENDS.iter().map(pointwise_node));
+        nodes.extend(
+            super::mapping_schema::MAPPINGS
+                .iter()
+                .map(super::mapping_schema::mapping_node),
+        );
         Schema { nodes }
     })
 }
@@ -1073,6 +1092,12 @@ fn shown_value(v: &FieldValue) -> String {
                 .collect();
             format!("[{}]", shown.join(", "))
         }
+        FieldValue::Triple(p) => format!(
+            "[{}, {}, {}]",
+            shown_number(p[0]),
+            shown_number(p[1]),
+            shown_number(p[2])
+        ),
     }
 }
 
@@ -1092,6 +1117,11 @@ fn field_cell(f: &FieldSpec) -> String {
             (Some(lo), Some(hi)) if lo == -hi => {
                 notes.push(format!("\\|x\\| <= {}", shown_number(hi)))
             }
+            (Some(lo), Some(hi)) if f.exclusive_min => notes.push(format!(
+                "over {}, up to {}",
+                shown_number(lo),
+                shown_number(hi)
+            )),
             (Some(lo), Some(hi)) => {
                 notes.push(format!("{} to {}", shown_number(lo), shown_number(hi)))
             }

@@ -21,6 +21,7 @@ use crate::graph::{
 };
 use crate::twin::grad::NoiseGrad;
 use crate::twin::lib::curve::{curve_grad, curve_value};
+use crate::twin::lib::mapping::{map_jacobian, map_position};
 use crate::twin::lib::ops::combine_op;
 use crate::twin::lib::ops::{
     combine_op_grad, fractal_remap, fractal_remap_slope, octave_gradient, FRACTAL_BILLOW,
@@ -94,6 +95,7 @@ impl FusedPerlin2d {
             && params.choice("gradients") == crate::twin::perlin::GRADIENTS_IMPROVED
             && matches!(split, SplitKind::Cubic)
             && chain.displace.is_empty()
+            && chain.mapping.is_none()
             // the AVX-512 loop has fBm's, ridged's and billow's remaps only
             && uniform.mode[0] != FRACTAL_PINGPONG;
         let octaves: Vec<_> = (0..chain.octave_count())
@@ -221,6 +223,10 @@ struct Lanes {
     cells: [Vec<i32>; 4],
     local: [Vec<f32>; 4],
     noise: Vec<f32>,
+    /// A mapped chain's positions in a view frame (f32, as its bake maps them).
+    mapped: [Vec<f32>; 4],
+    /// A mapped chain's Jacobian per point: `[b][a]` = d s_a / d p_b.
+    jacobian: Vec<[[f32; 4]; 4]>,
 }
 
 impl PointProgram {
@@ -228,7 +234,8 @@ impl PointProgram {
     /// dimension ([`NoiseGraph::dims_of`]).
     pub fn new(graph: &NoiseGraph, node: Option<&str>) -> Result<PointProgram> {
         let plan = Plan::with_options(graph, node, PlanOptions { fuse: false })?;
-        let node = plan.stages[plan.target].node.clone();
+        // The node asked for (a mapping node's stage is its source's, under the mapping).
+        let node = node.map_or_else(|| graph.output.clone(), str::to_string);
         let view = View::image(1, 1);
         let mut stages = Vec::with_capacity(plan.stages.len());
         for stage in &plan.stages {
@@ -509,8 +516,78 @@ impl PointProgram {
 }
 
 impl GeneratePoints {
+    /// A mapped chain's positions and Jacobians (see `graph::mapping`): at given points, the
+    /// map in f64 into `base` (as `load_base` starts unmapped points); in a view `frame`, the
+    /// bake's f32 map of each pixel into `mapped`. Nothing for a chain that is not mapped.
+    // `i` indexes the four axes' lanes of one point at once.
+    #[allow(clippy::needless_range_loop)]
+    fn load_mapped(&self, n: usize, frame: Option<&StageUniform>, lanes: &mut Lanes) {
+        let Some(mapping) = &self.chain.mapping else {
+            return;
+        };
+        let Lanes {
+            position,
+            pixel,
+            base,
+            mapped,
+            jacobian,
+            ..
+        } = lanes;
+        jacobian.clear();
+        match frame {
+            None => {
+                let offsets = self.chain.base_offsets();
+                for axis in base.iter_mut() {
+                    axis.clear();
+                }
+                for axis in mapped.iter_mut() {
+                    axis.clear();
+                }
+                for i in 0..n {
+                    let p: [f64; 4] = std::array::from_fn(|a| position[a][i]);
+                    if mapping.curve.is_none() {
+                        // Affine: the whole map in f64, as a bake splits its view's origin.
+                        let (s, columns) = mapping.jacobian(p);
+                        for a in 0..4 {
+                            base[a].push(sample_base_axis(s[a], offsets[a]));
+                        }
+                        jacobian.push(columns.map(|c| c.map(|v| v as f32)));
+                    } else {
+                        // Curved: the arithmetic of a one-pixel bake at the point (its f32
+                        // map of pixel 0, from the split of the map's constant part, which
+                        // no view moves), so a query equals that bake bit for bit.
+                        let (u, _) = mapping.uniform([p[0], p[1], p[2]], [1.0; 3]);
+                        let m = map_position(&u, [0.0; 4]);
+                        for a in 0..4 {
+                            mapped[a].push(m[a]);
+                        }
+                        let j = map_jacobian(&u, [0.0; 4]);
+                        jacobian.push([j[0], j[1], j[2], [0.0; 4]]);
+                    }
+                }
+            }
+            Some(view) => {
+                for axis in mapped.iter_mut() {
+                    axis.clear();
+                }
+                for i in 0..n {
+                    let pix = std::array::from_fn(|a| pixel[a][i]);
+                    let s = map_position(&view.mapping, pix);
+                    for a in 0..4 {
+                        mapped[a].push(s[a]);
+                    }
+                    let j = map_jacobian(&view.mapping, pix);
+                    jacobian.push([j[0], j[1], j[2], [0.0; 4]]);
+                }
+            }
+        }
+    }
+
     /// Every point's start position (`sample_base`), per axis.
     fn load_base(&self, n: usize, lanes: &mut Lanes) {
+        if self.chain.mapping.is_some() {
+            return; // `load_mapped` started them
+        }
         let Lanes { position, base, .. } = lanes;
         let offsets = self.chain.base_offsets();
         for a in 0..4 {
@@ -544,6 +621,7 @@ impl GeneratePoints {
             cells,
             local,
             pixel,
+            mapped,
             ..
         } = lanes;
         // Every axis is written below (the axes past the family's dims as 0).
@@ -551,11 +629,19 @@ impl GeneratePoints {
             cells[a].resize(n, 0);
             local[a].resize(n, 0.0);
         }
-        if let Some(view) = frame {
+        // A curved map's points step from its one split, as a view's pixels do.
+        let curved = self.chain.mapping.is_some_and(|m| m.curve.is_some());
+        if let Some(view) = frame.or(curved.then_some(&self.uniform)) {
             let v = &view.octaves[k as usize];
+            // A mapped chain steps from its mapped positions, as its bake does.
+            let at = if self.chain.mapping.is_some() {
+                &*mapped
+            } else {
+                &*pixel
+            };
             for a in 0..4 {
                 cells[a].fill(v.cell[a]);
-                for (l, &px) in local[a].iter_mut().zip(&pixel[a]) {
+                for (l, &px) in local[a].iter_mut().zip(&at[a]) {
                     *l = v.local[a] + px * v.step[a];
                 }
             }
@@ -627,6 +713,7 @@ impl GeneratePoints {
         lanes: &mut Lanes,
         out: &mut [f32],
     ) {
+        self.load_mapped(n, frame, lanes);
         if frame.is_none() {
             self.load_base(n, lanes);
         }
@@ -674,6 +761,7 @@ impl GeneratePoints {
             return;
         };
         let (stage_values, stage_grads) = earlier;
+        self.load_mapped(n, frame, lanes);
         if frame.is_none() {
             self.load_base(n, lanes);
         }
@@ -682,7 +770,12 @@ impl GeneratePoints {
             let o = &self.uniform.octaves[k as usize];
             let freq = self.freq[k as usize].map(|f| f as f32);
             self.split_octave(k, n, frame, stage_values, lanes);
-            let Lanes { cells, local, .. } = &*lanes;
+            let Lanes {
+                cells,
+                local,
+                jacobian,
+                ..
+            } = &*lanes;
             for i in 0..n {
                 let g = grad(&SamplePoint {
                     cell: std::array::from_fn(|a| cells[a][i]),
@@ -697,7 +790,19 @@ impl GeneratePoints {
                     })
                 });
                 let warped = (!self.displace.is_empty()).then_some(&displaced);
-                let dn = octave_gradient(g.d, freq, o.warp, warped);
+                let dn = match self.chain.mapping {
+                    None => octave_gradient(g.d, freq, o.warp, warped),
+                    // Along the mapped position through the map's Jacobian, plus the warp's
+                    // term (its displacements' gradients are along the view already).
+                    Some(_) => {
+                        let warp: [f32; 4] = octave_gradient(g.d, [0.0; 4], o.warp, warped);
+                        let j = &jacobian[i];
+                        std::array::from_fn(|b| {
+                            let along: f32 = (0..4).map(|a| g.d[a] * freq[a] * j[b][a]).sum();
+                            along + warp[b]
+                        })
+                    }
+                };
                 let scale = o.amp * fractal_remap_slope(g.value, kind);
                 values[i] += o.amp * fractal_remap(g.value, kind);
                 for a in 0..4 {

@@ -98,7 +98,7 @@ function fieldControl(node, f) {
     case 'dims': return choiceControl(node, { ...f, default: kind.dims.supported[0] }, kind.dims.supported, true);
     case 'period': return textControl(node, f, (v) => (v === undefined ? '' : showValue(v)),
       (t) => (t.trim() === '' ? undefined : (t.includes(',') ? parseList(t) : parseScalar(t))));
-    case 'pair': return textControl(node, f, (v) => (v === undefined ? '' : showValue(v)), parseList);
+    case 'pair': case 'triple': return textControl(node, f, (v) => (v === undefined ? '' : showValue(v)), parseList);
     // A list of [x, y] points, written as JSON; text that is not JSON yet goes to the server
     // as written, which reports what is wrong with it.
     case 'points': return textControl(node, f, (v) => JSON.stringify(v === undefined ? f.default : v), parsePoints, 'points');

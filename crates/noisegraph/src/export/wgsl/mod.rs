@@ -20,6 +20,7 @@
 //! [`INLINE_TABLE_FLOATS`] floats, else from one storage buffer the module declares
 //! (`height_tables`, see [`TableBinding`]) whose data the export returns.
 
+mod mapping;
 pub(crate) mod rename;
 
 use std::collections::{BTreeSet, HashMap};
@@ -139,10 +140,12 @@ fn check_name(name: &str) -> Result<()> {
 pub fn export_wgsl(graph: &NoiseGraph, options: &WgslOptions) -> Result<WgslModule> {
     check_name(&options.name)?;
     let plan = Plan::with_options(graph, options.node.as_deref(), PlanOptions { fuse: false })?;
-    let node = plan.stages[plan.target].node.clone();
+    // The node asked for (a mapping node's stage is its source's, under the mapping).
+    let node = options.node.clone().unwrap_or_else(|| graph.output.clone());
     let dims = graph.dims_of(&node);
     let tables = TableForm::Binding(options.table_binding);
     let mut module = Module::new(&options.name, &plan, tables);
+    module.node = node.clone();
     let source = module.assemble(dims);
     validate_wgsl(&source).map_err(|e| {
         Error::Gpu(format!(
@@ -185,9 +188,10 @@ pub(crate) fn export_wgsl_inlined(
 ) -> Result<WgslModule> {
     check_name(name)?;
     let plan = Plan::with_options(graph, node, PlanOptions { fuse: false })?;
-    let node = plan.stages[plan.target].node.clone();
+    let node = node.map_or_else(|| graph.output.clone(), str::to_string);
     let dims = graph.dims_of(&node);
     let mut module = Module::new(name, &plan, TableForm::Const);
+    module.node = node.clone();
     let source = module.assemble(dims);
     if let Some(inst) = module.instances.iter().find(|i| {
         i.table
@@ -232,6 +236,8 @@ struct Module<'a> {
     stage_instance: Vec<Option<usize>>,
     table_data: Vec<f32>,
     no_gradient: Option<String>,
+    /// The node exported.
+    node: String,
 }
 
 /// The source every exported module starts from: the library (with the operations and
@@ -289,6 +295,7 @@ impl<'a> Module<'a> {
             stage_instance: Vec::new(),
             table_data: Vec::new(),
             no_gradient: None,
+            node: plan.stages[plan.target].node.clone(),
         };
         for stage in &plan.stages {
             let instance = match &stage.kind {
@@ -410,7 +417,7 @@ impl<'a> Module<'a> {
 
     fn header(&self, s: &mut String, dims: u32) {
         let n = &self.name;
-        let node = &self.plan.stages[self.plan.target].node;
+        let node = &self.node;
         let (vf, vi) = (vec_type("f32", dims), vec_type("i32", dims));
         let _ = writeln!(
             s,
@@ -581,6 +588,11 @@ impl<'a> Module<'a> {
                 s.push_str(&self.stage_grad(&p, chain, &uniform, warped, precise));
             }
         }
+        if chain.mapping.is_some() {
+            s.push_str(&mapping::map_functions(&p, &uniform.mapping, |n| {
+                self.lib(n)
+            }));
+        }
         s
     }
 
@@ -702,7 +714,11 @@ impl<'a> Module<'a> {
         warped: bool,
         precise: bool,
     ) -> String {
-        let (name, args) = stage_signature(p, precise, warped, true);
+        let (name, mut args) = stage_signature(p, precise, warped, true);
+        let mapped = chain.mapping.is_some();
+        if mapped {
+            args.push_str(", jm: mat4x4<f32>");
+        }
         let grad = self.lib("NoiseGrad");
         let mut s = format!(
             "fn {name}({args}) -> {grad} {{\n    var value = 0.0;\n    var gradient = vec4<f32>(0.0);\n"
@@ -724,10 +740,16 @@ impl<'a> Module<'a> {
                 f32_lit(o.amp),
                 self.lib("fractal_remap")
             );
-            let chain_rule = if warped {
-                format!("g{k}.d * {freq} + jd * (g{k}.d * {})", vec4f(o.warp))
+            // A mapped stage's position moves with the view through the map's Jacobian.
+            let along = if mapped {
+                format!("jm * (g{k}.d * {freq})")
             } else {
                 format!("g{k}.d * {freq}")
+            };
+            let chain_rule = if warped {
+                format!("{along} + jd * (g{k}.d * {})", vec4f(o.warp))
+            } else {
+                along
             };
             let _ = writeln!(
                 s,
@@ -883,14 +905,33 @@ const {p}pieces = array<vec4<f32>, {}>({});
             StageKind::Generate(g) => {
                 let p = format!("{}_s{index}", self.name);
                 let name = match (gradient, precise) {
-                    (false, false) => p,
+                    (false, false) => p.clone(),
                     (false, true) => format!("{p}_precise"),
                     (true, false) => format!("{p}_grad"),
                     (true, true) => format!("{p}_grad_precise"),
                 };
-                let position = if precise { "c, q" } else { "q" };
+                let simple = match gradient {
+                    false => p.clone(),
+                    true => format!("{p}_grad"),
+                };
+                // A mapped stage runs its simple form at the mapped position (the precise
+                // form's cell joined to its local part in f32 first), in gradient form with
+                // the map's Jacobian as its last argument.
+                let (name, position, jm) = match (&g.mapping, precise) {
+                    (None, true) => (name, "c, q".to_string(), String::new()),
+                    (None, false) => (name, "q".to_string(), String::new()),
+                    (Some(_), _) => {
+                        let at = if precise { "vec4<f32>(c) + q" } else { "q" };
+                        let jm = if gradient {
+                            format!(", {p}_map_jacobian({at})")
+                        } else {
+                            String::new()
+                        };
+                        (simple, format!("{p}_map({at})"), jm)
+                    }
+                };
                 if g.displace.is_empty() {
-                    return format!("{name}({position})");
+                    return format!("{name}({position}{jm})");
                 }
                 let fields: Vec<usize> = g
                     .displace
@@ -905,7 +946,7 @@ const {p}pieces = array<vec4<f32>, {}>({});
                         fields.iter().map(|i| format!("v{i}.value")).collect();
                     let grads: Vec<String> = fields.iter().map(|i| format!("v{i}.d")).collect();
                     format!(
-                        "{name}({position}, vec4<f32>({}), mat4x4<f32>({}))",
+                        "{name}({position}, vec4<f32>({}), mat4x4<f32>({}){jm})",
                         pad(&values, "0.0"),
                         pad(&grads, "vec4<f32>(0.0)")
                     )

@@ -4,6 +4,7 @@ pub mod curve;
 pub mod fade;
 pub mod grad;
 pub mod hash;
+pub mod mapping;
 pub mod ops;
 pub mod shaping;
 pub mod turns;
