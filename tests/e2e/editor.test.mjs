@@ -403,6 +403,31 @@ test('export: every bake format, the bake command, the WGSL of the viewed node',
     if (format === 'npy') assert.match(data.subarray(0, 128).toString('latin1'), /'shape': \(128, 128\)/);
   }
   assert.match(await page.locator('#bake').inputValue(), / -o terrain.npy /);
+  // The headerless and TIFF formats: a little-endian TIFF, raw files of 2 and 4 bytes a pixel.
+  for (const [format, check] of Object.entries({
+    tif: (d) => assert.deepEqual([...d.subarray(0, 4)], [0x49, 0x49, 0x2a, 0x00], 'tif'),
+    r16: (d) => assert.equal(d.length, 128 * 128 * 2, 'r16'),
+    r32: (d) => assert.equal(d.length, 128 * 128 * 4, 'r32'),
+  })) {
+    await page.locator('#export-format').selectOption(format);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-file').click()]);
+    check(readFileSync(await download.path()));
+    assert.equal(download.suggestedFilename(), `terrain.${format}`);
+  }
+  // A colour ramp: both PNG downloads are 8-bit RGB through it, and the bake line says --ramp.
+  await page.locator('#export-format').selectOption('png');
+  await page.locator('#png-ramp').selectOption('magma');
+  assert.match(await page.locator('#bake').inputValue(), / -o terrain.png --size 128x128 --ramp magma --node terrain$/);
+  const [ramped] = await Promise.all([page.waitForEvent('download'), page.locator('#download-file').click()]);
+  const [header] = await Promise.all([page.waitForEvent('download'), page.locator('#download-png').click()]);
+  for (const download of [ramped, header]) {
+    const data = readFileSync(await download.path());
+    assert.deepEqual([data[24], data[25]], [8, 2], '8-bit RGB');
+  }
+  assert.deepEqual(readFileSync(await ramped.path()), readFileSync(await header.path()), 'the same file');
+  await page.locator('#png-ramp').selectOption('');
+  const [grey] = await Promise.all([page.waitForEvent('download'), page.locator('#download-png').click()]);
+  assert.equal(readFileSync(await grey.path())[25], 0, 'grey again');
   await page.locator('#copy-wgsl').click();
   await page.waitForFunction(() => document.getElementById('wgsl-source').textContent.length > 100);
   assert.match(await page.locator('#wgsl-source').textContent(), /fn terrain\(p: vec2<f32>\) -> f32/);
