@@ -8,7 +8,8 @@
 //! The GPU figures are whatever adapter wgpu finds (lavapipe here), readback included in both
 //! times (so it cancels); CPU first, then GPU if there is one. `-- [runs] fbm` times the
 //! 8-octave Perlin fBm 2048² (frequency 32) on both paths instead, the figure adding node
-//! kinds must not slow.
+//! kinds must not slow; `-- [runs] fractals` times 6-octave Perlin fbm, hybrid, hetero and a
+//! derivative-weighted fbm on both paths, per sample and octave.
 
 use std::time::Instant;
 
@@ -58,6 +59,7 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(7);
     let fbm_only = std::env::args().any(|a| a == "fbm");
+    let fractals = std::env::args().any(|a| a == "fractals");
     let n = 2048u32;
     let view = View::image(n, n);
     let samples = (n * n) as f64;
@@ -147,6 +149,39 @@ fn main() {
             continue;
         }
         let path = if on_gpu { "GPU" } else { "CPU" };
+        if fractals {
+            // The fractals of issue 31 beside fBm: 6 octaves of Perlin each, per sample and
+            // octave.
+            let base = time(&graph(None), on_gpu);
+            println!(
+                "{path}: perlin 1 octave 2048²: median {base:.1} ms, {:.2} ns/sample",
+                base * 1e6 / samples
+            );
+            for (name, fields) in [
+                ("fbm", json!({ "type": "fbm" })),
+                ("hybrid", json!({ "type": "hybrid" })),
+                ("hetero", json!({ "type": "hetero" })),
+                (
+                    "fbm, derivative_weight 1",
+                    json!({ "type": "fbm", "derivative_weight": 1.0 }),
+                ),
+            ] {
+                let mut node = fields;
+                node["id"] = json!("f");
+                node["source"] = json!("p");
+                node["octaves"] = json!(6);
+                let g = NoiseGraph::from_value(&json!({ "seed": 1337, "output": "f", "nodes": [
+                    { "id": "p", "type": "perlin", "frequency": 32.0 }, node
+                ]}))
+                .expect("fractal graph");
+                let t = time(&g, on_gpu);
+                println!(
+                    "{path}: {name:>24}, 6 octaves: median {t:.1} ms, {:.2} ns per sample and octave",
+                    t * 1e6 / samples / 6.0
+                );
+            }
+            continue;
+        }
         if fbm_only {
             let fbm = NoiseGraph::from_value(&json!({ "seed": 1337, "output": "f", "nodes": [
                 { "id": "p", "type": "perlin", "frequency": 32.0 },

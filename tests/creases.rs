@@ -1,5 +1,5 @@
 //! One convention at creases, on every path. For each node kind with a crease (ridged, billow,
-//! pingpong, abs, min, max, clamp; pow below 1, quantize, smooth_min with k = 0, a hard select) and the
+//! pingpong, hybrid's weight clamp, abs, min, max, clamp; pow below 1, quantize, smooth_min with k = 0, a hard select) and the
 //! C0 lattice lines of a family (value noise with the linear fade), at lattice points, on lattice lines and where inputs tie, three gradients agree: a
 //! point query's (`PointQuery`, what `noisegraph sample --gradient` runs), a one-pixel
 //! gradient bake's at the point (bit for bit), and the exported `NAME_grad` run in a user's
@@ -51,6 +51,13 @@ fn cases() -> Vec<(&'static str, NoiseGraph)> {
             "pingpong (folds where Perlin is 0)",
             graph(
                 json!({ "id": "out", "type": "pingpong", "source": "p", "octaves": 1 }),
+                &[],
+            ),
+        ),
+        (
+            "hybrid (its weight clamps at 0 where Perlin is 0)",
+            graph(
+                json!({ "id": "out", "type": "hybrid", "source": "p", "octaves": 2, "signal_offset": 0 }),
                 &[],
             ),
         ),

@@ -73,7 +73,7 @@ fn every_node_kind_is_declared_once() {
     );
     assert_eq!(
         s.types(Category::Fractal),
-        ["fbm", "ridged", "billow", "pingpong"]
+        ["fbm", "ridged", "billow", "pingpong", "hybrid", "hetero"]
     );
     assert_eq!(s.types(Category::Warp), ["warp"]);
     // An unknown type's error lists every type; each listed one is declared.

@@ -169,6 +169,8 @@ fn fused_warp_shapes_validate() {
                     gain: 0.5,
                     seed_offset: 0,
                     offset: [0.0; 4],
+                    derivative_weight: 0.0,
+                    signal_offset: 0.0,
                 });
                 chain.source.period = Some([4; 4]);
                 let axes = dims.clamp(2, 4) as usize;
@@ -368,6 +370,76 @@ fn every_wgsl_file_validates_as_assembled() {
             covered.contains(path),
             "{path} is not used by any family or stage, so it was never validated"
         );
+    }
+}
+
+/// The octave sums of the fractals that carry a state (hybrid, hetero, a derivative weight;
+/// `gpu::assemble` generates them) validate for every family and dims, warped or not, in
+/// value and gradient form, generic and specialized (a derivative weight where the family has
+/// a gradient form, which it needs).
+#[test]
+fn stateful_fractal_shapes_validate() {
+    for fam in registry() {
+        for &dims in fam.dims() {
+            let params = default_params(*fam);
+            let gradient = fam.wgsl_grad_call(dims, &params).is_some();
+            let aux = fam.aux_data(dims, &params, 1).is_some();
+            let mut kinds = vec![(FractalKind::Hybrid, 0.0), (FractalKind::Hetero, 0.0)];
+            if gradient {
+                kinds.push((FractalKind::Billow, 1.5));
+            }
+            for (kind, derivative_weight) in kinds {
+                let mut stage = stage_for(*fam, dims, params.clone());
+                stage.fractal = Some(FractalNode {
+                    source: "c".into(),
+                    kind,
+                    octaves: 3,
+                    lacunarity: 2.0,
+                    gain: 0.5,
+                    seed_offset: 0,
+                    offset: [0.0; 4],
+                    derivative_weight,
+                    signal_offset: 0.5,
+                });
+                for displace in [0, dims.min(4)] {
+                    stage.amplitude = 0.5;
+                    stage.displace = (0..displace as usize).map(Displacement::Field).collect();
+                    for volume in [false, true] {
+                        let layout = GenerateLayout {
+                            volume,
+                            partial: false,
+                            displace,
+                            inline: 0,
+                            aux,
+                        };
+                        let label = format!(
+                            "{} {dims}D {kind:?} k {derivative_weight} {layout:?}",
+                            fam.name()
+                        );
+                        let pass = pass_of(false);
+                        let mut sources = vec![
+                            ("generic", generate_source(&stage, layout, pass)),
+                            ("specialized", specialized_source(&stage, layout, pass)),
+                        ];
+                        if gradient {
+                            let generic =
+                                generate_source_in(FieldForm::Gradient, &stage, layout, pass, None);
+                            sources.push(("gradient", generic.expect("a gradient form")));
+                            sources.push((
+                                "specialized gradient",
+                                specialized_gradient_source(&stage, layout, pass),
+                            ));
+                        }
+                        for (form, source) in sources {
+                            assert!(source.contains("multifractal_"), "{label} {form}");
+                            if let Err(e) = validate_wgsl(&source) {
+                                panic!("{label} {form} fails validation:\n{e}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -85,7 +85,8 @@ pub struct BakeArgs {
     pub resume: bool,
     /// Bake the node's normal map instead of its values: `analytic` (from the families'
     /// derivatives: a value or perlin node in 2D or 3D, a simplex node with the default
-    /// falloff, a cellular, gabor or phasor node, or fbm / ridged / billow / pingpong over one) or
+    /// falloff, a cellular, gabor or phasor node, or a fractal (fbm, ridged, billow, pingpong,
+    /// hybrid, hetero) over one) or
     /// `central` (central differences of the baked field, any node). PNG gets RGB
     /// n * 0.5 + 0.5; npy (H, W, 4) and exr RGBA get (nx, ny, nz, height).
     #[arg(long, value_name = "analytic|central")]

@@ -127,6 +127,22 @@ pub fn panels() -> Vec<Panel> {
             json!({ "id": "out", "type": "pingpong", "source": "base", "octaves": 3 }),
         ],
     });
+    for kind in ["hybrid", "hetero"] {
+        out.push(Panel {
+            label: format!("{kind} perlin"),
+            nodes: vec![
+                base(),
+                json!({ "id": "out", "type": kind, "source": "base", "octaves": 6 }),
+            ],
+        });
+    }
+    out.push(Panel {
+        label: "fbm deriv-weight".into(),
+        nodes: vec![
+            base(),
+            json!({ "id": "out", "type": "fbm", "source": "base", "octaves": 6, "derivative_weight": 1.0 }),
+        ],
+    });
     out.push(Panel {
         label: "warp fbm".into(),
         nodes: vec![

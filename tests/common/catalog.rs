@@ -115,7 +115,35 @@ pub fn variants() -> Vec<CatalogGraph> {
             {"id": "out", "type": "max", "inputs": ["e", "f"]}]}),
     ));
     out.extend(remaps_and_blends());
+    out.extend(multifractals());
     out
+}
+
+/// The fractals whose octaves carry a state (issue 31): `hybrid`, `hetero`, and fbm, ridged
+/// and billow with a `derivative_weight`, unwarped and warped.
+fn multifractals() -> Vec<CatalogGraph> {
+    vec![
+        parse(
+            "hybrid, hetero and derivative-weighted fbm, added",
+            json!({"seed": 17, "output": "out", "nodes": [
+                {"id": "p", "type": "perlin", "frequency": 3.0},
+                {"id": "s", "type": "simplex", "frequency": 2.0, "seed_offset": 4},
+                {"id": "hy", "type": "hybrid", "source": "p", "octaves": 5},
+                {"id": "he", "type": "hetero", "source": "s", "octaves": 4},
+                {"id": "dw", "type": "fbm", "source": "p", "octaves": 4, "derivative_weight": 1.5},
+                {"id": "a", "type": "add", "inputs": ["hy", "he"]},
+                {"id": "out", "type": "add", "inputs": ["a", "dw"]}]}),
+        ),
+        parse(
+            "warped derivative-weighted ridged of value 3D",
+            json!({"seed": 23, "output": "w", "nodes": [
+                {"id": "v", "type": "value", "dims": 3, "frequency": 2.5, "z": 0.3},
+                {"id": "r", "type": "ridged", "source": "v", "octaves": 3, "derivative_weight": 0.5},
+                {"id": "dx", "type": "perlin", "dims": 3, "frequency": 2.0, "seed_offset": 7},
+                {"id": "dy", "type": "fbm", "source": "dx", "octaves": 2, "seed_offset": 9},
+                {"id": "w", "type": "warp", "source": "r", "displace": ["dx", "dy", "dx"], "amplitude": 0.2}]}),
+        ),
+    ]
 }
 
 /// The remaps and blends (`pow`, `smoothstep`, `quantize`, `terrace`, `smooth_min`,

@@ -32,7 +32,7 @@ struct StageParams {
     mode: vec4<u32>,
     // pixel offset of this run in the whole view (a tile's position), unused
     pixel_offset: vec4<u32>,
-    // x: 1 / sum of |amplitudes|
+    // x: 1 / sum of |amplitudes| (1 for hetero), y: signal_offset, z: derivative_weight
     scalars: vec4<f32>,
     family: array<vec4<f32>, 4>,
     octaves: array<Octave, 32>,

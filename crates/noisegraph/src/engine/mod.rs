@@ -2,6 +2,7 @@
 //! below, which runs the same stages with the same uniforms through the CPU twins.
 
 mod mapped;
+pub mod multifractal;
 pub mod stage;
 
 use std::mem::MaybeUninit;
@@ -13,8 +14,8 @@ use crate::family::{GradPointsSampler, GradRowSampler, GradSampler, RowSampler, 
 use crate::field::{Field, GradientField, VectorField};
 use crate::gpu::{gpu_required, GpuContext, RunOptions};
 use crate::graph::{
-    gradient_plan, octave_passes, plan_gradient_refusal, CombineUniform, Displacement,
-    GenerateStage, NoiseGraph, Plan, StageKind, StageUniform, View,
+    gradient_plan, plan_gradient_refusal, CombineUniform, Displacement, GenerateStage, NoiseGraph,
+    Plan, StageKind, StageUniform, View,
 };
 use crate::query::PointQuery;
 
@@ -132,8 +133,7 @@ fn run_cpu_form<F: CpuForm>(
         let out = match &stage.kind {
             StageKind::Generate(g) => {
                 let base = g.uniforms(plan.seed, view);
-                let ranges =
-                    octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
+                let ranges = g.octave_passes(view.pixel_count(), options.octave_budget);
                 let passes: Vec<StageUniform> = ranges
                     .iter()
                     .enumerate()
@@ -248,6 +248,25 @@ impl CpuForm for ValueForm {
     ) -> Result<Vec<f32>> {
         let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
         let (dims, params) = (g.dims(), &g.source.params);
+        if g.carries_state() {
+            let sampler = g.family.cpu_sampler(dims, params, base.family, aux.clone());
+            let grad = g.family.cpu_grad_sampler(dims, params, base.family, aux);
+            let rows = g.family.cpu_row_sampler(dims, params, base.family);
+            let grad_rows = g.family.cpu_grad_row_sampler(dims, params, base.family);
+            let displace = displacement_fields(g, fields);
+            let samplers = multifractal::StateSamplers {
+                value: &sampler,
+                grad: grad.as_ref(),
+                rows: rows.as_ref(),
+                grad_rows: grad_rows.as_ref(),
+            };
+            let [u] = passes else {
+                unreachable!("a stage that carries a state runs in one pass")
+            };
+            return written_field(len, |out| {
+                multifractal::run_generate(u, samplers, &displace, out)
+            });
+        }
         let sampler = g.family.cpu_sampler(dims, params, base.family, aux);
         let rows = g.family.cpu_row_sampler(dims, params, base.family);
         let points = g.family.cpu_points_sampler(dims, params, base.family);
@@ -332,6 +351,25 @@ impl CpuForm for GradientForm {
         len: usize,
     ) -> Result<Vec<[f32; 4]>> {
         let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
+        if g.carries_state() {
+            let (dims, params) = (g.dims(), &g.source.params);
+            let grad = g
+                .family
+                .cpu_grad_sampler(dims, params, base.family, aux)
+                .ok_or_else(|| {
+                    Error::InvalidRequest(format!(
+                        "node '{node}': no analytic gradient: {}",
+                        g.family.no_gradient_reason(dims, params)
+                    ))
+                })?;
+            let displace = displacement_fields(g, fields);
+            let [u] = passes else {
+                unreachable!("a stage that carries a state runs in one pass")
+            };
+            return written_field(len, |out| {
+                multifractal::run_generate_grad(u, &grad, dims, &displace, zeroed(out))
+            });
+        }
         let (rows, points) = grad_samplers(node, g, base, aux)?;
         let mut inline = Vec::new();
         for (_, node, chain) in g.displace_inline() {
@@ -389,6 +427,20 @@ pub fn run_cpu_stages(
 /// Runs `plan` on the CPU and returns its target field.
 pub fn run_cpu(plan: &Plan, view: &View, options: &RunOptions) -> Result<Field> {
     Ok(run_cpu_stages(plan, view, options, &[plan.target])?.remove(0))
+}
+
+/// The displacement fields of a stage that carries a state, one per warped axis (the planner
+/// fuses no chain into such a stage: see `Plan`'s `fusable_chain`).
+fn displacement_fields<'a, T>(g: &GenerateStage, fields: &'a [Vec<T>]) -> Vec<&'a [T]> {
+    g.displace
+        .iter()
+        .map(|d| match d {
+            Displacement::Field(i) => fields[*i].as_slice(),
+            Displacement::Inline { .. } => {
+                unreachable!("a stage that carries a state reads its displacements from fields")
+            }
+        })
+        .collect()
 }
 
 /// The gradient samplers of a generator chain on the CPU path: the family's vectorized row and

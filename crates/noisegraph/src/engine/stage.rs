@@ -374,7 +374,7 @@ fn octave_positions(o: &OctaveUniform, at: &RowPixels, n: usize, local: &mut [Ve
 
 /// The row of octave `o` for the pixels of one row of an unwarped stage (pixel y and z
 /// `pix_yz`, first pixel x `first_x`): the stage's `o.local + pix * o.step`, per axis.
-fn octave_row(o: &OctaveUniform, first_x: u32, [pix_y, pix_z]: [f32; 2]) -> SampleRow {
+pub(crate) fn octave_row(o: &OctaveUniform, first_x: u32, [pix_y, pix_z]: [f32; 2]) -> SampleRow {
     SampleRow {
         cell: o.cell,
         local: [

@@ -427,20 +427,38 @@ pub fn generate_source_in(
     } else {
         ("vec4<f32>", "octave_term")
     };
-    s.push_str(&unrolled_octave_sum(
-        &format!("octave_sum(pix: vec4<f32>, d: {displaced}, partial: {sample})"),
-        sample,
-        "partial",
-        pass.first..pass.first + pass.count,
-        |k| {
-            let octave = octave_expression(
-                &format!("params.octaves[{k}]"),
-                constants.map(|c| c.stage),
-                k,
-            );
-            format!("{term}({octave}, pix, d)")
-        },
-    ));
+    let octave_of = |k: u32| {
+        octave_expression(
+            &format!("params.octaves[{k}]"),
+            constants.map(|c| c.stage),
+            k,
+        )
+    };
+    let weighted = stage
+        .fractal
+        .as_ref()
+        .is_some_and(|f| f.derivative_weight != 0.0);
+    if stage.carries_state() {
+        // One pass of every octave (GenerateStage::octave_passes), each a step of
+        // lib/multifractal.wgsl from the state of the one before.
+        s.push_str(&multifractal_octave_sum(
+            form,
+            displaced,
+            sample,
+            weighted,
+            stage.dims(),
+            pass.first..pass.first + pass.count,
+            octave_of,
+        ));
+    } else {
+        s.push_str(&unrolled_octave_sum(
+            &format!("octave_sum(pix: vec4<f32>, d: {displaced}, partial: {sample})"),
+            sample,
+            "partial",
+            pass.first..pass.first + pass.count,
+            |k| format!("{term}({}, pix, d)", octave_of(k)),
+        ));
+    }
     let partial_texel = if gradient { "" } else { ".x" };
     if layout.partial {
         s.push_str(&format!(
@@ -515,17 +533,119 @@ pub fn generate_source_in(
         "params",
         FieldForm::Value,
     )?);
-    if gradient {
+    if gradient || weighted {
         s.push_str(&sampler_function(
             "sample_family_grad",
             stage,
             "params",
-            form,
+            FieldForm::Gradient,
         )?);
     }
     s.push_str("// ---- stage.wgsl\n");
     s.push_str(stage_template(form));
     Some(s)
+}
+
+/// The octave sum of a stage whose fractal carries a state (hybrid, hetero, a derivative
+/// weight): `octave_sum` (the template's signature; the partial sum is unused, such a stage
+/// runs in one pass) runs `multifractal_term` (or `multifractal_term_grad`) for each octave
+/// of `octaves`, unrolled, from `multifractal_start`. A `weighted` stage samples the family's
+/// gradient in value form too, and in gradient form the noise's Hessian (`octave_hessian`,
+/// `dims` columns). Twin: `engine::multifractal`.
+#[allow(clippy::too_many_arguments)]
+fn multifractal_octave_sum(
+    form: FieldForm,
+    displaced: &str,
+    sample: &str,
+    weighted: bool,
+    dims: u32,
+    octaves: std::ops::Range<u32>,
+    octave: impl Fn(u32) -> String,
+) -> String {
+    let gradient = form == FieldForm::Gradient;
+    let (start, step) = if gradient {
+        ("multifractal_grad_start()", "multifractal_term_grad")
+    } else {
+        ("multifractal_start()", "multifractal_term")
+    };
+    let mut s = format!(
+        "fn octave_sum(pix: vec4<f32>, d: {displaced}, partial: {sample}) -> {sample} {{\n    var s = {start};\n"
+    );
+    for k in octaves {
+        s.push_str(&format!("    s = {step}({}, pix, d, s);\n", octave(k)));
+    }
+    let result = if gradient {
+        "vec4<f32>(s.sum.value, s.sum.d.xyz)"
+    } else {
+        "s.sum"
+    };
+    s.push_str(&format!("    return {result};\n}}\n"));
+    let kind = "FRACTAL_KIND, params.scalars.y, params.scalars.z";
+    if !gradient {
+        let noise = if weighted {
+            "let n = sample_family_grad(o.cell, local, o.seed, o.period);\n    \
+             return multifractal_octave(s, n.value, n.d"
+        } else {
+            "let n = sample_family(o.cell, local, o.seed, o.period);\n    \
+             return multifractal_octave(s, n, vec4<f32>(0.0)"
+        };
+        s.push_str(&format!(
+            "fn multifractal_term(o: Octave, pix: vec4<f32>, d: vec4<f32>, s: Multifractal) -> Multifractal {{\n    \
+             let local = octave_local(o.local, pix, o.step, d, o.warp);\n    \
+             {noise}, o.amp, {kind});\n}}\n"
+        ));
+        return s;
+    }
+    let hd = if weighted {
+        s.push_str(&hessian_function(
+            "octave_hessian",
+            "sample_family_grad",
+            "hessian_column",
+            dims,
+        ));
+        // d local / d p_b: the octave's frequency on axis b plus the warp's Jacobian (zero in
+        // an unwarped stage, whose Displaced is zero).
+        "octave_hessian(o.cell, local, o.seed, o.period) * mat4x4<f32>(\
+         vec4<f32>(o.freq.x, 0.0, 0.0, 0.0) + o.warp * w.dx, \
+         vec4<f32>(0.0, o.freq.y, 0.0, 0.0) + o.warp * w.dy, \
+         vec4<f32>(0.0, 0.0, o.freq.z, 0.0) + o.warp * w.dz, vec4<f32>(0.0))"
+    } else {
+        "mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0))"
+    };
+    s.push_str(&format!(
+        "fn multifractal_term_grad(o: Octave, pix: vec4<f32>, w: Displaced, s: MultifractalGrad) -> MultifractalGrad {{\n    \
+         let local = octave_local(o.local, pix, o.step, w.d, o.warp);\n    \
+         let n = sample_family_grad(o.cell, local, o.seed, o.period);\n    \
+         let dn = NoiseGrad(n.value, vec4<f32>(octave_gradient(n.d, o, w), 0.0));\n    \
+         return multifractal_octave_grad(s, dn, n.d, {hd}, o.amp, {kind});\n}}\n"
+    ));
+    s
+}
+
+/// `fn <name>(cell, local, seed, period) -> mat4x4<f32>`: the Hessian of the noise `sampler`
+/// (a `sample_family_grad`-shaped function) at `local`, column a (a < `dims`) by
+/// `column` (`hessian_column`, as the module names it) of the gradients `HESSIAN_STEP` either
+/// side along axis a (twin: `twin::lib::multifractal::octave_hessian`). The step is written
+/// as a literal, so the export needs no library constant.
+pub(crate) fn hessian_function(name: &str, sampler: &str, column: &str, dims: u32) -> String {
+    let step = crate::twin::lib::multifractal::HESSIAN_STEP;
+    let mut s = format!(
+        "fn {name}(cell: vec4<i32>, local: vec4<f32>, seed: u32, period: vec4<i32>) -> mat4x4<f32> {{\n    \
+         var h = mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));\n"
+    );
+    for a in 0..dims.min(4) {
+        let e = ["x", "y", "z", "w"][a as usize];
+        let mut offset = ["0.0"; 4].map(String::from);
+        offset[a as usize] = format!("{step:?}");
+        let offset = offset.join(", ");
+        s.push_str(&format!(
+            "    let p{a} = local + vec4<f32>({offset});\n    \
+             let m{a} = local - vec4<f32>({offset});\n    \
+             h[{a}] = {column}({sampler}(cell, p{a}, seed, period).d, {sampler}(cell, m{a}, seed, period).d, p{a}.{e} - m{a}.{e});\n"
+        ));
+    }
+    s.push_str("    return h;\n}\n");
+    s
 }
 
 /// `load_displace` from the displacement expression of each warped axis (`parts`, in axis

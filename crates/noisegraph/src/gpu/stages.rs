@@ -19,8 +19,8 @@ use super::{GpuContext, Specialize};
 use crate::error::{Error, Result};
 use crate::field::FieldForm;
 use crate::graph::{
-    octave_passes, plan_gradient_refusal, CombineUniform, CurveUniform, GenerateStage, Plan, Stage,
-    StageKind, StageUniform, View,
+    plan_gradient_refusal, CombineUniform, CurveUniform, GenerateStage, Plan, Stage, StageKind,
+    StageUniform, View,
 };
 
 /// A stage's pipelines and pass split, fetched before anything is recorded.
@@ -170,7 +170,7 @@ impl GpuContext {
             match &stage.kind {
                 StageKind::Generate(g) => {
                     let aux = g.aux_data(plan.seed);
-                    let passes = octave_passes(g.octave_count(), view.pixel_count(), octave_budget);
+                    let passes = g.octave_passes(view.pixel_count(), octave_budget);
                     let stage_uniform = g.uniforms(plan.seed, view);
                     let inline_uniforms: Vec<StageUniform> = g
                         .displace_inline()

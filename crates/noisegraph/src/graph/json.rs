@@ -611,6 +611,8 @@ fn parse_node(
                 "ridged" => FractalKind::Ridged,
                 "billow" => FractalKind::Billow,
                 "pingpong" => FractalKind::Pingpong,
+                "hybrid" => FractalKind::Hybrid,
+                "hetero" => FractalKind::Hetero,
                 _ => FractalKind::Fbm,
             };
             let source = source();
@@ -619,6 +621,10 @@ fn parse_node(
             let gain = r.scalar(spec(node, "gain"));
             let seed_offset = r.integer_field(spec(node, "seed_offset"));
             let (offset, listed) = r.per_axis(spec(node, "offset"), None);
+            // Fields only some fractal kinds declare: 0 where the kind has none.
+            let mut optional = |name: &str| node.field(name).map_or(0.0, |f| r.scalar(f));
+            let derivative_weight = optional("derivative_weight");
+            let signal_offset = optional("signal_offset");
             if let (Some(len), Some(node)) = (listed, &r.node) {
                 fractal_axes.push(FractalAxes {
                     node: node.clone(),
@@ -635,6 +641,8 @@ fn parse_node(
                 gain,
                 seed_offset,
                 offset,
+                derivative_weight,
+                signal_offset,
             }))
         }
         Category::Warp => {
@@ -1107,6 +1115,16 @@ pub fn to_value(graph: &NoiseGraph) -> Value {
                     m.insert("seed_offset".into(), json!(f.seed_offset));
                     let dims = graph.dims_of(&f.source) as usize;
                     m.insert("offset".into(), axis_json(f.offset, dims));
+                    // The fields only some kinds declare, where the kind declares them.
+                    let kind = schema::node_schema(f.kind.name());
+                    for (name, value) in [
+                        ("derivative_weight", f.derivative_weight),
+                        ("signal_offset", f.signal_offset),
+                    ] {
+                        if kind.is_some_and(|k| k.field(name).is_some()) {
+                            m.insert(name.into(), json!(value));
+                        }
+                    }
                 }
                 NodeKind::Mapping(mapping) => {
                     m.insert("source".into(), json!(mapping.source));

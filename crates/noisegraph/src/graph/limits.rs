@@ -184,6 +184,33 @@ pub fn check(graph: &NoiseGraph) -> Vec<GraphIssue> {
                         }
                     }
                 }
+                if f.derivative_weight != 0.0 {
+                    if let Some(fam) = crate::family::lookup(&source.family) {
+                        if fam.wgsl_grad_call(source.dims, &source.params).is_none() {
+                            issues.push(issue(
+                                &node.id,
+                                "derivative_weight",
+                                format!(
+                                    "a derivative weight needs the gradient of source '{}', and {}: set derivative_weight to 0 or choose a variant with a gradient",
+                                    f.source,
+                                    fam.no_gradient_reason(source.dims, &source.params)
+                                ),
+                            ));
+                        }
+                    }
+                }
+                if f.kind.is_musgrave() {
+                    if let Some(range) = ranges[i].filter(|r| !in_bounds(*r)) {
+                        issues.push(issue(
+                            &node.id,
+                            "gain",
+                            format!(
+                                "the node's values could span [{:e}, {:e}], beyond the limit of +-{:e}: lower the gain, the signal_offset or the octaves",
+                                range.0, range.1, MAX_VALUE
+                            ),
+                        ));
+                    }
+                }
                 let amplitude = f.gain.abs().powi(last as i32).max(1.0);
                 if past(amplitude, MAX_AMPLITUDE) {
                     issues.push(issue(

@@ -39,6 +39,10 @@ pub enum FractalKind {
     Billow,
     /// Each octave folded back and forth (FastNoise2's ping-pong fractal).
     Pingpong,
+    /// Musgrave's hybrid multifractal: each octave weighted by the ones before it.
+    Hybrid,
+    /// Musgrave's heterogeneous terrain: each octave scaled by the value so far.
+    Hetero,
 }
 
 impl FractalKind {
@@ -49,6 +53,8 @@ impl FractalKind {
             FractalKind::Ridged => "ridged",
             FractalKind::Billow => "billow",
             FractalKind::Pingpong => "pingpong",
+            FractalKind::Hybrid => "hybrid",
+            FractalKind::Hetero => "hetero",
         }
     }
     /// The code the stage kernel switches on (`fractal_remap` in shaders/lib/ops.wgsl).
@@ -58,7 +64,14 @@ impl FractalKind {
             FractalKind::Ridged => ops::FRACTAL_RIDGED,
             FractalKind::Billow => ops::FRACTAL_BILLOW,
             FractalKind::Pingpong => ops::FRACTAL_PINGPONG,
+            FractalKind::Hybrid => ops::FRACTAL_HYBRID,
+            FractalKind::Hetero => ops::FRACTAL_HETERO,
         }
+    }
+    /// Musgrave's multifractals (`hybrid`, `hetero`), whose octaves carry a state from one
+    /// to the next (shaders/lib/multifractal.wgsl) instead of a remap.
+    pub fn is_musgrave(self) -> bool {
+        matches!(self, FractalKind::Hybrid | FractalKind::Hetero)
     }
 }
 
@@ -79,6 +92,20 @@ pub struct FractalNode {
     pub seed_offset: i64,
     /// Added to the position (x, y, z, w), on top of the source's offset.
     pub offset: [f64; 4],
+    /// `derivative_weight` k of fbm, ridged and billow (0 for the other kinds): each octave
+    /// divided by 1 + k |sum of the octaves' noise gradients so far|^2.
+    pub derivative_weight: f64,
+    /// `signal_offset` of hybrid and hetero (0 for the other kinds): Musgrave's offset.
+    pub signal_offset: f64,
+}
+
+impl FractalNode {
+    /// Whether its octaves carry a per-pixel state beyond the running sum (hybrid's weight,
+    /// hetero's value, the derivative weight's sum of gradients): such a stage runs in one
+    /// octave pass and is not fused into a warp.
+    pub fn carries_state(&self) -> bool {
+        self.kind.is_musgrave() || self.derivative_weight != 0.0
+    }
 }
 
 /// A generator evaluated at p + amplitude * (d_x, d_y[, d_z]).

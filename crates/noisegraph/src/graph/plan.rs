@@ -188,7 +188,8 @@ pub struct StageUniform {
     /// Pixel offset of this run's pixel (0, 0, 0) in the whole view (non-zero for a tile),
     /// then unused: added to the pixel index in integers before the f32 conversion.
     pub pixel_offset: [u32; 4],
-    /// `norm` = 1 / sum of |amplitudes|, then unused.
+    /// `norm` = 1 / sum of |amplitudes| (1 for hetero), the fractal's `signal_offset` and
+    /// `derivative_weight` (0 where it has none), then unused.
     pub scalars: [f32; 4],
     /// Family parameters (see `Family::uniforms`).
     pub family: [f32; 16],
@@ -405,6 +406,23 @@ impl GenerateStage {
     pub fn fractal_code(&self) -> u32 {
         self.fractal.as_ref().map_or(0, |f| f.kind.code())
     }
+    /// Whether the chain's fractal carries a per-pixel state from octave to octave beyond its
+    /// sum (see [`FractalNode::carries_state`]): its octaves then run as the steps of
+    /// shaders/lib/multifractal.wgsl.
+    pub fn carries_state(&self) -> bool {
+        self.fractal
+            .as_ref()
+            .is_some_and(FractalNode::carries_state)
+    }
+    /// The stage's octave passes over `pixels` pixels within `budget` octaves x pixels per
+    /// pass ([`octave_passes`]); a stage that carries a state runs in one pass whatever the
+    /// budget, since the partial sum between passes holds the sum alone.
+    pub fn octave_passes(&self, pixels: u64, budget: u64) -> Vec<(u32, u32)> {
+        if self.carries_state() {
+            return vec![(0, self.octave_count())];
+        }
+        octave_passes(self.octave_count(), pixels, budget)
+    }
     /// Seed of this stage's first octave.
     fn base_seed(&self, graph_seed: u32) -> u32 {
         let offset = self.source.seed_offset + self.fractal.as_ref().map_or(0, |f| f.seed_offset);
@@ -511,7 +529,16 @@ impl GenerateStage {
                 _pad: [0; 2],
             };
         }
-        u.scalars = [(1.0 / amp_sum.max(f64::MIN_POSITIVE)) as f32, 0.0, 0.0, 0.0];
+        // Hetero's value is Musgrave's, not normalized.
+        let norm = match &self.fractal {
+            Some(f) if f.kind == FractalKind::Hetero => 1.0,
+            _ => (1.0 / amp_sum.max(f64::MIN_POSITIVE)) as f32,
+        };
+        let (signal_offset, weighting) = self
+            .fractal
+            .as_ref()
+            .map_or((0.0, 0.0), |f| (f.signal_offset, f.derivative_weight));
+        u.scalars = [norm, signal_offset as f32, weighting as f32, 0.0];
         if let Some((mapping, _)) = mapped {
             u.mapping = mapping;
         }
@@ -608,9 +635,17 @@ impl Plan {
             }
             let id = top.node.id.as_str();
             let mapped = top.mapping;
-            let with_mapping = |mut chain: GenerateStage| {
+            let with_mapping = |mut chain: GenerateStage| -> Result<GenerateStage> {
+                // Not yet: the stateful octave sums (hybrid, hetero, a derivative weight) have
+                // no mapped form on any path.
+                if mapped.is_some() && chain.carries_state() {
+                    let node = chain.fractal.as_ref().map_or("", |f| f.kind.name());
+                    return Err(Error::InvalidRequest(format!(
+                        "node '{id}': a {node} fractal whose octaves carry a state (hybrid, hetero, or a derivative_weight other than 0) cannot be sampled through a mapping (transform, sphere, torus, cylinder, cube_face) yet"
+                    )));
+                }
                 chain.mapping = mapped;
-                chain
+                Ok(chain)
             };
             // The next reference to materialize first (and the mapping it is sampled
             // through), or the finished stage's kind.
@@ -620,15 +655,21 @@ impl Plan {
                     None,
                     Some(StageKind::Generate(Box::new(with_mapping(
                         generator_chain(graph, id, Vec::new(), 0.0)?,
-                    )))),
+                    )?))),
                 ),
                 NodeKind::Warp(w) => match w.displace.get(top.next) {
                     Some(d) => {
                         // A mapped warp reads its displacements as fields (each a mapped
-                        // stage): inline chains evaluate at the pixel, not the mapped point.
+                        // stage): inline chains evaluate at the pixel, not the mapped point. A
+                        // source that carries a state runs its own octave sum (see
+                        // GenerateStage::carries_state), which reads displacement fields too.
+                        let stateful = matches!(
+                            graph.node(&w.source).map(|n| &n.kind),
+                            Some(NodeKind::Fractal(f)) if f.carries_state()
+                        );
                         let fusable = match mapped {
-                            None => self.fusable_chain(graph, d, index)?,
-                            Some(_) => None,
+                            None if !stateful => self.fusable_chain(graph, d, index)?,
+                            _ => None,
                         };
                         if let Some(chain) = fusable {
                             top.displace.push(Displacement::Inline {
@@ -649,7 +690,7 @@ impl Plan {
                                 std::mem::take(&mut top.displace),
                                 w.amplitude,
                             )?,
-                        )))),
+                        )?))),
                     ),
                 },
                 NodeKind::Pointwise(p) => match p.inputs.get(top.next) {
@@ -741,7 +782,10 @@ impl Plan {
             return Ok(None);
         }
         let chain = generator_chain(graph, id, Vec::new(), 0.0)?;
-        Ok(chain.aux_data(self.seed).is_none().then_some(chain))
+        // A chain whose octaves carry a state (hybrid, hetero, a derivative weight) keeps its
+        // own stage: the inline chains of a warp's kernel are plain octave sums.
+        let plain = chain.aux_data(self.seed).is_none() && !chain.carries_state();
+        Ok(plain.then_some(chain))
     }
 
     /// Checks a view against what the plan's nodes can do.

@@ -625,12 +625,44 @@ pub const FRACTAL_FIELDS: &[FieldSpec] = &[
     .soft(-10.0, 10.0),
 ];
 
+/// Largest accepted `derivative_weight`: a weight of 1000 already flattens every octave
+/// after a slope of 0.1 lattice units to a thousandth.
+pub const MAX_DERIVATIVE_WEIGHT: f64 = 1000.0;
+
+/// Largest accepted |`signal_offset`| of `hybrid` and `hetero`.
+pub const MAX_SIGNAL_OFFSET: f64 = 100.0;
+
+/// `derivative_weight` (fbm, ridged, billow).
+const DERIVATIVE_WEIGHT: FieldSpec = FieldSpec::number(
+    "derivative_weight",
+    0.0,
+    "k: each octave divided by 1 + k |sum of the octaves' noise gradients so far|^2 (Quilez); 0 is the plain sum",
+)
+.range(0.0, MAX_DERIVATIVE_WEIGHT)
+.soft(0.0, 4.0);
+
+/// `signal_offset` (hybrid, hetero): Musgrave's `offset`, named apart from the fractals'
+/// position `offset`.
+const fn signal_offset(default: f64) -> FieldSpec {
+    FieldSpec::number(
+        "signal_offset",
+        default,
+        "added to each octave's noise before it is weighted (Musgrave's offset)",
+    )
+    .range(-MAX_SIGNAL_OFFSET, MAX_SIGNAL_OFFSET)
+    .soft(-1.0, 2.0)
+}
+
 /// A fractal kind's declaration.
 struct FractalDecl {
     name: &'static str,
     code: OpCode,
     summary: &'static str,
     crease: Option<&'static str>,
+    /// Its `gain` default where it is not [`FRACTAL_FIELDS`]' 0.5.
+    gain: Option<f64>,
+    /// Its fields after [`FRACTAL_FIELDS`].
+    extra: &'static [FieldSpec],
 }
 
 const FRACTALS: &[FractalDecl] = &[
@@ -642,6 +674,8 @@ const FRACTALS: &[FractalDecl] = &[
         },
         summary: "octave k at frequency lacunarity^k, amplitude gain^k, seed + k; the sum divided by the sum of the amplitudes",
         crease: None,
+        gain: None,
+        extra: &[DERIVATIVE_WEIGHT],
     },
     FractalDecl {
         name: "ridged",
@@ -651,6 +685,8 @@ const FRACTALS: &[FractalDecl] = &[
         },
         summary: "as fbm, each octave n remapped by (1 - |n|)^2",
         crease: Some("where an octave's sample n is 0: slope 0 (sign(0) = 0, the mean of the two sides)"),
+        gain: None,
+        extra: &[DERIVATIVE_WEIGHT],
     },
     FractalDecl {
         name: "billow",
@@ -660,6 +696,8 @@ const FRACTALS: &[FractalDecl] = &[
         },
         summary: "as fbm, each octave n remapped by 2|n| - 1",
         crease: Some("where an octave's sample n is 0: slope 0 (sign(0) = 0, the mean of the two sides)"),
+        gain: None,
+        extra: &[DERIVATIVE_WEIGHT],
     },
     // issue 31 item 4: the fractals added after fbm, ridged and billow.
     FractalDecl {
@@ -670,8 +708,36 @@ const FRACTALS: &[FractalDecl] = &[
         },
         summary: "as fbm, each octave n folded back and forth (FastNoise2's ping-pong): t = (n + 1) * 2 wrapped into [0, 2), then 2 (t < 1 ? t : 2 - t) - 1",
         crease: Some("at a fold (t a whole number): the branch the value takes, rising where t wraps to 0, falling where t = 1"),
+        gain: None,
+        extra: &[],
+    },
+    FractalDecl {
+        name: "hybrid",
+        code: OpCode {
+            constant: "FRACTAL_HYBRID",
+            value: ops::FRACTAL_HYBRID,
+        },
+        summary: "Musgrave's hybrid multifractal (Texturing & Modeling, ch. 16): signal_k = (n_k + signal_offset) gain^k; sum += weight signal_k; weight = clamp(weight signal_k, 0, 1), from weight 1; the sum divided by the sum of the amplitudes",
+        crease: Some("where weight x signal reaches 0 or 1: the clamp's inside slope"),
+        gain: Some(HYBRID_GAIN),
+        extra: &[signal_offset(0.7)],
+    },
+    FractalDecl {
+        name: "hetero",
+        code: OpCode {
+            constant: "FRACTAL_HETERO",
+            value: ops::FRACTAL_HETERO,
+        },
+        summary: "Musgrave's heterogeneous terrain (Texturing & Modeling, ch. 16): signal_k = (n_k + signal_offset) gain^k; value = signal_0, then value += signal_k value; not normalized",
+        crease: None,
+        // Musgrave's H = 0.25 (gain 0.84) makes the highlands grainy at lacunarity 2.
+        gain: Some(0.6),
+        extra: &[signal_offset(0.4)],
     },
 ];
+
+/// Musgrave's H = 0.25 at lacunarity 2: gain 2^-0.25, the `gain` default of `hybrid`.
+const HYBRID_GAIN: f64 = 0.84;
 
 fn fractal_node(d: &FractalDecl) -> NodeSchema {
     NodeSchema {
@@ -679,7 +745,17 @@ fn fractal_node(d: &FractalDecl) -> NodeSchema {
         category: Category::Fractal,
         summary: d.summary,
         inputs: FRACTAL_INPUTS.to_vec(),
-        fields: FRACTAL_FIELDS.to_vec(),
+        fields: FRACTAL_FIELDS
+            .iter()
+            .map(|f| match (f.name, d.gain) {
+                ("gain", Some(gain)) => FieldSpec {
+                    default: Some(FieldValue::Number(gain)),
+                    ..*f
+                },
+                _ => *f,
+            })
+            .chain(d.extra.iter().copied())
+            .collect(),
         dims: DimsRule::Source,
         gradient: GradientSpec {
             differentiable: Differentiable::Always,

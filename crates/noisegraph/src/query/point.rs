@@ -22,6 +22,10 @@ use crate::graph::{
 use crate::twin::grad::NoiseGrad;
 use crate::twin::lib::curve::{curve_grad, curve_value};
 use crate::twin::lib::mapping::{map_jacobian, map_position};
+use crate::twin::lib::multifractal::{
+    hessian_along, multifractal_octave, multifractal_octave_grad, octave_hessian, Multifractal,
+    MultifractalGrad,
+};
 use crate::twin::lib::ops::combine_op;
 use crate::twin::lib::ops::{
     combine_op_grad, fractal_remap, fractal_remap_slope, octave_gradient, FRACTAL_BILLOW,
@@ -96,8 +100,9 @@ impl FusedPerlin2d {
             && matches!(split, SplitKind::Cubic)
             && chain.displace.is_empty()
             && chain.mapping.is_none()
-            // the AVX-512 loop has fBm's, ridged's and billow's remaps only
-            && uniform.mode[0] != FRACTAL_PINGPONG;
+            // the AVX-512 loop has fBm's, ridged's and billow's remaps only, and no state
+            && uniform.mode[0] != FRACTAL_PINGPONG
+            && !chain.carries_state();
         let octaves: Vec<_> = (0..chain.octave_count())
             .map(|k| {
                 let (o, freq) = (&uniform.octaves[k as usize], chain.octave_frequency(k));
@@ -717,6 +722,9 @@ impl GeneratePoints {
         if frame.is_none() {
             self.load_base(n, lanes);
         }
+        if self.chain.carries_state() {
+            return self.state_values(n, frame, values, lanes, out);
+        }
         let kind = self.uniform.mode[0];
         for k in 0..self.chain.octave_count() {
             let o = &self.uniform.octaves[k as usize];
@@ -745,6 +753,48 @@ impl GeneratePoints {
         out.iter_mut().for_each(|v| *v *= norm);
     }
 
+    /// [`GeneratePoints::values`] of a chain whose fractal carries a state (hybrid, hetero, a
+    /// derivative weight): each point's octaves as the steps of `twin::lib::multifractal`,
+    /// through the family's point samplers (the grid's `engine::multifractal` does the same).
+    fn state_values(
+        &self,
+        n: usize,
+        frame: Option<&StageUniform>,
+        values: &[Vec<f32>],
+        lanes: &mut Lanes,
+        out: &mut [f32],
+    ) {
+        let [norm, offset, weighting, _] = self.uniform.scalars;
+        let kind = self.uniform.mode[0];
+        let mut states = vec![Multifractal::START; n];
+        for k in 0..self.chain.octave_count() {
+            let o = &self.uniform.octaves[k as usize];
+            self.split_octave(k, n, frame, values, lanes);
+            let Lanes { cells, local, .. } = &*lanes;
+            for (i, s) in states.iter_mut().enumerate() {
+                let at = SamplePoint {
+                    cell: std::array::from_fn(|a| cells[a][i]),
+                    local: std::array::from_fn(|a| local[a][i]),
+                    seed: o.seed,
+                    period: o.period,
+                };
+                *s = match self.grad.as_ref().filter(|_| weighting != 0.0) {
+                    Some(grad) => {
+                        let g = grad(&at);
+                        multifractal_octave(*s, g.value, g.d, o.amp, kind, offset, weighting)
+                    }
+                    None => {
+                        let v = (self.sampler)(&at);
+                        multifractal_octave(*s, v, [0.0; 4], o.amp, kind, offset, weighting)
+                    }
+                };
+            }
+        }
+        for (v, s) in out.iter_mut().zip(&states) {
+            *v = s.sum * norm;
+        }
+    }
+
     /// Values and gradients with respect to the position: per octave, the family's gradient
     /// with respect to `local` times d local / d p = frequency (plus, for a warp, the warp
     /// factor times the displacement's gradient), times the remap's slope and the amplitude.
@@ -766,6 +816,9 @@ impl GeneratePoints {
             self.load_base(n, lanes);
         }
         let kind = self.uniform.mode[0];
+        let stateful = self.chain.carries_state();
+        let [_, offset, weighting, _] = self.uniform.scalars;
+        let mut states = vec![MultifractalGrad::START; if stateful { n } else { 0 }];
         for k in 0..self.chain.octave_count() {
             let o = &self.uniform.octaves[k as usize];
             let freq = self.freq[k as usize].map(|f| f as f32);
@@ -803,12 +856,49 @@ impl GeneratePoints {
                         })
                     }
                 };
+                if stateful {
+                    let hd = if weighting != 0.0 {
+                        let at = |l: [f32; 4]| SamplePoint {
+                            cell: std::array::from_fn(|a| cells[a][i]),
+                            local: l,
+                            seed: o.seed,
+                            period: o.period,
+                        };
+                        let l = std::array::from_fn(|a| local[a][i]);
+                        let h = octave_hessian(self.chain.dims(), l, |l| grad(&at(l)).d);
+                        // d local / d p_b: the frequency on axis b plus the warp's Jacobian.
+                        let j: [[f32; 4]; 4] = std::array::from_fn(|b| {
+                            std::array::from_fn(|c| {
+                                let f = if b == c { freq[b] } else { 0.0 };
+                                match warped {
+                                    Some(d) => f + o.warp[c] * d[b][c],
+                                    None => f,
+                                }
+                            })
+                        });
+                        hessian_along(&h, &j)
+                    } else {
+                        [[0.0; 4]; 4]
+                    };
+                    let sample = NoiseGrad {
+                        value: g.value,
+                        d: dn,
+                    };
+                    states[i] = multifractal_octave_grad(
+                        states[i], sample, g.d, &hd, o.amp, kind, offset, weighting,
+                    );
+                    continue;
+                }
                 let scale = o.amp * fractal_remap_slope(g.value, kind);
                 values[i] += o.amp * fractal_remap(g.value, kind);
                 for a in 0..4 {
                     grads[i][a] += scale * dn[a];
                 }
             }
+        }
+        for (i, s) in states.iter().enumerate() {
+            values[i] = s.sum.value;
+            grads[i] = s.sum.d;
         }
         let norm = self.uniform.scalars[0];
         values.iter_mut().for_each(|v| *v *= norm);

@@ -581,6 +581,18 @@ impl<'a> Module<'a> {
         for k in 0..chain.octave_count() {
             s.push_str(&self.lattice_function(&p, chain, k));
         }
+        let weighted = chain
+            .fractal
+            .as_ref()
+            .is_some_and(|f| f.derivative_weight != 0.0);
+        if weighted && grad_call.is_some() {
+            s.push_str(&crate::gpu::assemble::hessian_function(
+                &format!("{p}_hessian"),
+                &format!("{p}_sample_grad"),
+                &self.lib("hessian_column"),
+                dims,
+            ));
+        }
         let warped = !chain.displace.is_empty();
         for precise in [false, true] {
             s.push_str(&self.stage_value(&p, chain, &uniform, warped, precise));
@@ -687,6 +699,9 @@ impl<'a> Module<'a> {
         precise: bool,
     ) -> String {
         let (name, args) = stage_signature(p, precise, warped, false);
+        if chain.carries_state() {
+            return self.state_value(p, chain, u, warped, precise);
+        }
         let mut s = format!("fn {name}({args}) -> f32 {{\n    var sum = 0.0;\n");
         let kind = chain.fractal_code();
         for k in 0..chain.octave_count() {
@@ -715,6 +730,9 @@ impl<'a> Module<'a> {
         precise: bool,
     ) -> String {
         let (name, mut args) = stage_signature(p, precise, warped, true);
+        if chain.carries_state() {
+            return self.state_grad(p, chain, u, warped, precise);
+        }
         let mapped = chain.mapping.is_some();
         if mapped {
             args.push_str(", jm: mat4x4<f32>");
@@ -762,6 +780,111 @@ impl<'a> Module<'a> {
         let _ = writeln!(
             s,
             "    return {grad}(value * {norm}, gradient * {norm});\n}}"
+        );
+        s
+    }
+
+    /// [`Self::stage_value`] of a chain that carries a state: each octave a step of
+    /// `multifractal_octave` (lib/multifractal.wgsl) from the state of the one before.
+    fn state_value(
+        &self,
+        p: &str,
+        chain: &GenerateStage,
+        u: &StageUniform,
+        warped: bool,
+        precise: bool,
+    ) -> String {
+        let (name, args) = stage_signature(p, precise, warped, false);
+        let mut s = format!(
+            "fn {name}({args}) -> f32 {{\n    var s = {}();\n",
+            self.lib("multifractal_start")
+        );
+        let kind = chain.fractal_code();
+        let [norm, offset, weighting, _] = u.scalars;
+        let step = self.lib("multifractal_octave");
+        let tail = format!("{kind}u, {}, {}", f32_lit(offset), f32_lit(weighting));
+        for k in 0..chain.octave_count() {
+            let (cell, local) = self.octave_position(p, chain, u, k, warped, precise, &mut s);
+            let o = &u.octaves[k as usize];
+            let sample = format!("({cell}, {local}, {}u, {})", o.seed, vec4i(o.period));
+            let amp = f32_lit(o.amp);
+            if weighting != 0.0 {
+                let _ = writeln!(s, "    let n{k} = {p}_sample_grad{sample};");
+                let _ = writeln!(s, "    s = {step}(s, n{k}.value, n{k}.d, {amp}, {tail});");
+            } else {
+                let _ = writeln!(
+                    s,
+                    "    s = {step}(s, {p}_sample{sample}, vec4<f32>(0.0), {amp}, {tail});"
+                );
+            }
+        }
+        let _ = writeln!(s, "    return s.sum * {};\n}}", f32_lit(norm));
+        s
+    }
+
+    /// [`Self::stage_grad`] of a chain that carries a state: `multifractal_octave_grad` per
+    /// octave, with the noise's Hessian (`<p>_hessian`) under a derivative weight.
+    fn state_grad(
+        &self,
+        p: &str,
+        chain: &GenerateStage,
+        u: &StageUniform,
+        warped: bool,
+        precise: bool,
+    ) -> String {
+        let (name, args) = stage_signature(p, precise, warped, true);
+        let grad = self.lib("NoiseGrad");
+        let mut s = format!(
+            "fn {name}({args}) -> {grad} {{\n    var s = {}();\n",
+            self.lib("multifractal_grad_start")
+        );
+        let kind = chain.fractal_code();
+        let [norm, offset, weighting, _] = u.scalars;
+        let step = self.lib("multifractal_octave_grad");
+        let zero = "vec4<f32>(0.0)";
+        for k in 0..chain.octave_count() {
+            let (cell, local) = self.octave_position(p, chain, u, k, warped, precise, &mut s);
+            let o = &u.octaves[k as usize];
+            let freq = chain.octave_frequency(k).map(|f| f as f32);
+            let _ = writeln!(s, "    let c{k} = {cell};\n    let l{k} = {local};");
+            let sample = format!("(c{k}, l{k}, {}u, {})", o.seed, vec4i(o.period));
+            let _ = writeln!(s, "    let g{k} = {p}_sample_grad{sample};");
+            let f = vec4f(freq);
+            let chain_rule = if warped {
+                format!("g{k}.d * {f} + jd * (g{k}.d * {})", vec4f(o.warp))
+            } else {
+                format!("g{k}.d * {f}")
+            };
+            let hd = if weighting != 0.0 {
+                // d local / d p_b: the frequency on axis b plus the warp's Jacobian (row b of
+                // jd, whose column c is the gradient of displacement c).
+                let columns: Vec<String> = (0..4)
+                    .map(|b| {
+                        let mut e = [0.0f32; 4];
+                        e[b] = freq[b];
+                        if warped {
+                            format!("{} + {} * transpose(jd)[{b}]", vec4f(e), vec4f(o.warp))
+                        } else {
+                            vec4f(e)
+                        }
+                    })
+                    .collect();
+                format!("{p}_hessian{sample} * mat4x4<f32>({})", columns.join(", "))
+            } else {
+                format!("mat4x4<f32>({zero}, {zero}, {zero}, {zero})")
+            };
+            let _ = writeln!(
+                s,
+                "    s = {step}(s, {grad}(g{k}.value, {chain_rule}), g{k}.d, {hd}, {}, {kind}u, {}, {});",
+                f32_lit(o.amp),
+                f32_lit(offset),
+                f32_lit(weighting)
+            );
+        }
+        let norm = f32_lit(norm);
+        let _ = writeln!(
+            s,
+            "    return {grad}(s.sum.value * {norm}, s.sum.d * {norm});\n}}"
         );
         s
     }

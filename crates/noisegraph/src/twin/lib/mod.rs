@@ -5,6 +5,7 @@ pub mod fade;
 pub mod grad;
 pub mod hash;
 pub mod mapping;
+pub mod multifractal;
 pub mod ops;
 pub mod shaping;
 pub mod turns;
