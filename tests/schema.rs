@@ -136,6 +136,9 @@ fn bounds_are_the_parsers() {
                 FieldKind::Integer | FieldKind::Period => json!(x as i64),
                 FieldKind::Pair if x < 0.0 => json!([x, 0.0]),
                 FieldKind::Pair => json!([0.0, x]),
+                // A point at the bound, another where the order allows.
+                FieldKind::Points if x < 0.0 => json!([[x, 0.0], [0.0, 0.0]]),
+                FieldKind::Points => json!([[0.0, 0.0], [x, 0.0]]),
                 FieldKind::Triple => json!([x, 0.0, 1.0]),
                 _ => json!(x),
             };
@@ -194,6 +197,26 @@ fn bounds_are_the_parsers() {
                         kind.type_name
                     ),
                     (Ok(_), false) => panic!("{}.{name} = {v}: accepted", kind.type_name),
+                }
+            }
+        }
+        // A list takes its count of items: the fewest and the most, not one less or more.
+        for f in kind.fields.iter().filter(|f| f.kind == FieldKind::Points) {
+            let [lo, hi] = f.items.expect("a points field bounds its count");
+            let list = |n: u32| json!((0..n).map(|i| [f64::from(i), 0.0]).collect::<Vec<_>>());
+            for (n, accepted) in [(lo - 1, false), (lo, true), (hi, true), (hi + 1, false)] {
+                let mut node = minimal(kind);
+                node[f.name] = list(n);
+                let result = parsed(node);
+                assert_eq!(
+                    result.is_ok(),
+                    accepted,
+                    "{}.{} with {n} items: {result:?}",
+                    kind.type_name,
+                    f.name
+                );
+                if let Err(e) = result {
+                    assert!(e.iter().any(|(field, _)| field == f.name), "{e:?}");
                 }
             }
         }

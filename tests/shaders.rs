@@ -335,9 +335,20 @@ fn every_wgsl_file_validates_as_assembled() {
         for inputs in 0..=3 {
             validate_wgsl(&combine_source(volume, inputs))
                 .unwrap_or_else(|e| panic!("combine volume={volume} inputs={inputs}:\n{e}"));
-            validate_wgsl(&combine_source_in(FieldForm::Gradient, volume, inputs)).unwrap_or_else(
-                |e| panic!("combine volume={volume} inputs={inputs} in gradient form:\n{e}"),
-            );
+            validate_wgsl(&combine_source_in(
+                FieldForm::Gradient,
+                volume,
+                inputs,
+                false,
+            ))
+            .unwrap_or_else(|e| {
+                panic!("combine volume={volume} inputs={inputs} in gradient form:\n{e}")
+            });
+        }
+        // The curve's form (one input, the larger uniform).
+        for form in [FieldForm::Value, FieldForm::Gradient] {
+            validate_wgsl(&combine_source_in(form, volume, 1, true))
+                .unwrap_or_else(|e| panic!("curve volume={volume} {form:?}:\n{e}"));
         }
     }
     for format in NormalMapFormat::ALL {

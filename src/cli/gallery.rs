@@ -277,6 +277,11 @@ fn remap_and_blend_panels() -> Vec<Panel> {
             "select by value",
             json!({ "type": "select", "inputs": ["f", "other", "mask"], "falloff": 0.1 }),
         ),
+        (
+            "curve fbm",
+            json!({ "type": "curve", "source": "f",
+                    "points": [[-0.6, -1.0], [-0.3, 0.6], [-0.1, -0.4], [0.1, 0.8], [0.3, -0.2], [0.6, 1.0]] }),
+        ),
     ]
     .into_iter()
     .map(|(label, mut node)| {

@@ -147,7 +147,7 @@ fn multifractals() -> Vec<CatalogGraph> {
 }
 
 /// The remaps and blends (`pow`, `smoothstep`, `quantize`, `terrace`, `smooth_min`,
-/// `smooth_max`, `select`), smooth and creased settings.
+/// `smooth_max`, `select`, `curve` in both modes), smooth and creased settings.
 fn remaps_and_blends() -> Vec<CatalogGraph> {
     let sources = || {
         vec![
@@ -174,6 +174,16 @@ fn remaps_and_blends() -> Vec<CatalogGraph> {
                 json!({"id": "lo", "type": "smooth_min", "inputs": ["a", "b"], "k": 0.3}),
                 json!({"id": "hi", "type": "smooth_max", "inputs": ["a", "b"], "k": 0.2}),
                 json!({"id": "out", "type": "select", "inputs": ["lo", "hi", "c"], "threshold": 0.1, "falloff": 0.2}),
+            ],
+        ),
+        (
+            "curves monotone and free",
+            vec![
+                json!({"id": "cm", "type": "curve", "source": "a",
+                       "points": [[-1.0, -0.8], [-0.2, -0.5], [0.1, 0.4], [0.5, 0.45], [1.0, 1.0]]}),
+                json!({"id": "cf", "type": "curve", "source": "b", "mode": "free",
+                       "points": [[-0.8, 0.2], [-0.1, -0.6], [0.4, 0.7], [0.9, 0.1]]}),
+                json!({"id": "out", "type": "add", "inputs": ["cm", "cf"]}),
             ],
         ),
         (

@@ -79,9 +79,10 @@ trait CpuForm {
         len: usize,
     ) -> Result<Vec<Self::Sample>>;
 
-    /// Runs a combine stage over `inputs`.
+    /// Runs a combine stage over `inputs` (`curve`: a `curve` stage's pieces).
     fn combine(
         u: &CombineUniform,
+        curve: Option<&[[f32; 4]]>,
         inputs: &[&[Self::Sample]],
         len: usize,
     ) -> Result<Vec<Self::Sample>>;
@@ -154,7 +155,9 @@ fn run_cpu_form<F: CpuForm>(
                     constants,
                 };
                 let ins: Vec<&[F::Sample]> = inputs.iter().map(|&i| fields[i].as_slice()).collect();
-                F::combine(&u, &ins, len)?
+                let table = op.curve_table();
+                let curve = table.as_ref().map(|(t, n)| &t[..2 * *n as usize]);
+                F::combine(&u, curve, &ins, len)?
             }
         };
         fields.push(out);
@@ -309,8 +312,15 @@ impl CpuForm for ValueForm {
         })
     }
 
-    fn combine(u: &CombineUniform, inputs: &[&[f32]], len: usize) -> Result<Vec<f32>> {
-        written_field(len, |out| crate::engine::stage::run_combine(u, inputs, out))
+    fn combine(
+        u: &CombineUniform,
+        curve: Option<&[[f32; 4]]>,
+        inputs: &[&[f32]],
+        len: usize,
+    ) -> Result<Vec<f32>> {
+        written_field(len, |out| {
+            crate::engine::stage::run_combine(u, curve, inputs, out)
+        })
     }
 
     fn field([w, h, d]: [u32; 3], data: Vec<f32>) -> Field {
@@ -388,9 +398,14 @@ impl CpuForm for GradientForm {
         })
     }
 
-    fn combine(u: &CombineUniform, inputs: &[&[[f32; 4]]], len: usize) -> Result<Vec<[f32; 4]>> {
+    fn combine(
+        u: &CombineUniform,
+        curve: Option<&[[f32; 4]]>,
+        inputs: &[&[[f32; 4]]],
+        len: usize,
+    ) -> Result<Vec<[f32; 4]>> {
         written_field(len, |out| {
-            crate::engine::stage::run_combine_grad(u, inputs, zeroed(out))
+            crate::engine::stage::run_combine_grad(u, curve, inputs, zeroed(out))
         })
     }
 

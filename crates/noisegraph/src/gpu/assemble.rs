@@ -687,21 +687,58 @@ fn load_displace(mut parts: Vec<String>, form: FieldForm) -> String {
 
 /// The full WGSL source of a point-wise stage with `inputs` fields.
 pub fn combine_source(volume: bool, inputs: u32) -> String {
-    combine_source_in(FieldForm::Value, volume, inputs)
+    combine_source_in(FieldForm::Value, volume, inputs, false)
 }
 
 /// The full WGSL source of a point-wise stage with `inputs` fields in `form` (in gradient
 /// form its inputs and output hold `vec4(value, d/dx, d/dy, d/dz)`, see `combine_grad_op`).
-pub fn combine_source_in(form: FieldForm, volume: bool, inputs: u32) -> String {
+/// With `curve`, the stage of a `curve` node: its uniform is `CurveParams` (the point-wise
+/// one and the curve's pieces, `graph::CurveUniform`) and each texel goes through the curve
+/// (lib/curve.wgsl, the lookup of `twin::lib::curve::wgsl_lookup`); the other stages keep
+/// the small uniform.
+pub fn combine_source_in(form: FieldForm, volume: bool, inputs: u32, curve: bool) -> String {
     let (_, sampled, coords) = texture_types(volume, form);
     let (_, sample) = form_types(form);
-    let (texel, op) = match form {
-        FieldForm::Value => (".x", "combine_op"),
-        FieldForm::Gradient => ("", "combine_grad_op"),
+    let (texel, op) = match (form, curve) {
+        (FieldForm::Value, false) => (".x", "combine_op"),
+        (FieldForm::Gradient, false) => ("", "combine_grad_op"),
+        (FieldForm::Value, true) => (".x", "curve_field"),
+        (FieldForm::Gradient, true) => ("", "curve_grad_field"),
     };
     // The library holds the operations themselves (lib/ops.wgsl) and the op codes.
     let mut s = library();
-    s.push_str(&common_prelude(volume, "CombineParams", form));
+    if curve {
+        s.push_str(&format!(
+            "struct CurveParams {{
+    size: vec4<u32>,
+    op: vec4<u32>,
+    constants: vec4<f32>,
+    pieces: array<vec4<f32>, {}>,
+}}
+",
+            2 * crate::twin::lib::curve::MAX_CURVE_POINTS
+        ));
+        s.push_str(&crate::twin::lib::curve::wgsl_lookup(
+            "",
+            "params.pieces",
+            "params.op.y",
+            str::to_string,
+        ));
+        s.push_str(
+            "fn curve_field(op: u32, a: f32, b: f32, c: f32, k: vec4<f32>) -> f32 { return curve_value(a); }
+             fn curve_grad_field(op: u32, a: vec4<f32>, b: vec4<f32>, c: vec4<f32>, k: vec4<f32>) -> vec4<f32> {
+                 let r = curve_grad(noise_grad_xyz(a));
+                 return vec4<f32>(r.value, r.d.xyz);
+}
+",
+        );
+    }
+    let params = if curve {
+        "CurveParams"
+    } else {
+        "CombineParams"
+    };
+    s.push_str(&common_prelude(volume, params, form));
     let mut cases = String::new();
     for i in 0..inputs {
         s.push_str(&format!(

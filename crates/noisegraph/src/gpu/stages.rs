@@ -19,8 +19,8 @@ use super::{GpuContext, Specialize};
 use crate::error::{Error, Result};
 use crate::field::FieldForm;
 use crate::graph::{
-    plan_gradient_refusal, CombineUniform, GenerateStage, Plan, Stage, StageKind, StageUniform,
-    View,
+    plan_gradient_refusal, CombineUniform, CurveUniform, GenerateStage, Plan, Stage, StageKind,
+    StageUniform, View,
 };
 
 /// A stage's pipelines and pass split, fetched before anything is recorded.
@@ -85,7 +85,15 @@ pub(crate) fn pass_uniforms(
                 op: [code, 0, 0, 0],
                 constants,
             };
-            vec![bytemuck::bytes_of(&u).to_vec()]
+            match op.curve_table() {
+                Some((pieces, count)) => {
+                    let mut combine = u;
+                    combine.op[1] = count;
+                    let curve = CurveUniform { combine, pieces };
+                    vec![bytemuck::bytes_of(&curve).to_vec()]
+                }
+                None => vec![bytemuck::bytes_of(&u).to_vec()],
+            }
         }
     }
 }
@@ -209,13 +217,18 @@ impl GpuContext {
                         form,
                     });
                 }
-                StageKind::Combine { inputs, .. } => {
+                StageKind::Combine { op, inputs } => {
                     let key = LayoutKey::Combine {
                         volume,
                         inputs: inputs.len() as u32,
                         form,
                     };
-                    let source = combine_source_in(form, volume, inputs.len() as u32);
+                    let source = combine_source_in(
+                        form,
+                        volume,
+                        inputs.len() as u32,
+                        op.curve_table().is_some(),
+                    );
                     prepared.push(PreparedStage {
                         pipelines: vec![self.pipelines().get(device, &source, key)?],
                         passes: vec![],

@@ -4,6 +4,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
+use super::curve::{CurveMode, CurvePoints};
 use super::limits::{self, MAX_SCALE};
 use super::mapping::{MapKind, MappingNode};
 use super::node::*;
@@ -301,6 +302,68 @@ impl<'a> Reader<'a> {
                 default
             }
         }
+    }
+
+    /// The points field `spec` (`curve`'s `points`): a list of `[x, y]` pairs of finite
+    /// numbers, its default when absent; `None` after an issue (reported, naming the point).
+    /// The count and order are [`CurvePoints::new`]'s to check.
+    fn points(&mut self, spec: &FieldSpec) -> Option<Vec<[f64; 2]>> {
+        let key = spec.name;
+        let items = match self.get(key) {
+            None => return Some(spec.default_points().unwrap_or(&[]).to_vec()),
+            Some(Value::Array(items)) => items,
+            Some(v) => {
+                self.issue(
+                    key,
+                    format!("must be a list of [x, y] points (got {})", shown(v)),
+                );
+                return None;
+            }
+        };
+        let most = spec.items.map_or(usize::MAX, |[_, hi]| hi as usize);
+        if items.len() > most {
+            // Reported before the items are read: a long list must not give an issue each.
+            self.issue(
+                key,
+                format!("takes at most {most} points (got {})", items.len()),
+            );
+            return None;
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let pair = match item {
+                Value::Array(xy) if xy.len() == 2 => xy,
+                other => {
+                    self.issue(
+                        key,
+                        format!(
+                            "point {i} must be a list of two numbers [x, y] (got {})",
+                            shown(other)
+                        ),
+                    );
+                    return None;
+                }
+            };
+            let mut p = [0.0; 2];
+            for (c, v) in pair.iter().enumerate() {
+                match v.as_f64() {
+                    Some(x) if x.is_finite() => p[c] = x,
+                    _ => {
+                        let axis = ["x", "y"][c];
+                        self.issue(
+                            key,
+                            format!(
+                                "point {i}: {axis} must be a finite number (got {})",
+                                shown(v)
+                            ),
+                        );
+                        return None;
+                    }
+                }
+            }
+            out.push(p);
+        }
+        Some(out)
     }
 
     fn finish(self) {
@@ -757,6 +820,27 @@ fn remap_or_blend(r: &mut Reader, node: &NodeSchema, type_name: &str) -> Pointwi
             threshold: number(r, "threshold"),
             falloff: number(r, "falloff"),
         },
+        "curve" => {
+            let mode = match r.choice(spec(node, "mode")) {
+                0 => CurveMode::Monotone,
+                _ => CurveMode::Free,
+            };
+            let fallback = || {
+                let default = spec(node, "points").default_points().unwrap_or(&[]);
+                CurvePoints::new(default, mode).expect("the schema's default points fit")
+            };
+            let points = match r.points(spec(node, "points")) {
+                Some(points) => match CurvePoints::new(&points, mode) {
+                    Ok(c) => c,
+                    Err((_, problem)) => {
+                        r.issue("points", problem);
+                        fallback()
+                    }
+                },
+                None => fallback(),
+            };
+            PointwiseOp::Curve(Box::new(points))
+        }
         other => unreachable!("schema: point-wise kind '{other}' has no construction in json.rs"),
     }
 }
@@ -1126,6 +1210,10 @@ pub fn to_value(graph: &NoiseGraph) -> Value {
                         PointwiseOp::Select { threshold, falloff } => {
                             m.insert("threshold".into(), json!(threshold));
                             m.insert("falloff".into(), json!(falloff));
+                        }
+                        PointwiseOp::Curve(ref c) => {
+                            m.insert("points".into(), json!(c.points()));
+                            m.insert("mode".into(), json!(c.mode().name()));
                         }
                         _ => {}
                     }

@@ -1,6 +1,7 @@
 //! `NoiseGraph`: nodes, the JSON format, validation, planning and the Rust builder.
 
 mod builder;
+pub mod curve;
 mod gradient;
 mod json;
 pub mod limits;
@@ -255,5 +256,9 @@ fn pointwise_range(op: &PointwiseOp, ins: &[(f32, f32)]) -> (f32, f32) {
         PointwiseOp::SmoothMin { k } => (a.0.min(b.0) - 0.25 * k as f32, a.1.min(b.1)),
         PointwiseOp::SmoothMax { k } => (a.0.max(b.0), a.1.max(b.1) + 0.25 * k as f32),
         PointwiseOp::Select { .. } => (a.0.min(b.0), a.1.max(b.1)),
+        PointwiseOp::Curve(ref c) => {
+            let (lo, hi) = c.range(f64::from(a.0), f64::from(a.1));
+            (lo as f32, hi as f32)
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! Node types of the graph format (see DESIGN.md, "Node types").
 
+use super::curve::CurvePoints;
 use crate::family::FamilyParams;
+use crate::twin::lib::curve::CurveTable;
 use crate::twin::lib::{ops, shaping};
 
 /// A noise family evaluated at a position: a generator.
@@ -118,7 +120,7 @@ pub struct WarpNode {
 }
 
 /// Point-wise operations on materialized fields.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum PointwiseOp {
     /// a + b.
     Add,
@@ -204,6 +206,9 @@ pub enum PointwiseOp {
         /// Half-width of the blend (0: a hard switch).
         falloff: f64,
     },
+    /// A cubic spline remap through control points (see [`CurvePoints`]), boxed: the
+    /// points are the one large operand.
+    Curve(Box<CurvePoints>),
 }
 
 impl PointwiseOp {
@@ -229,6 +234,7 @@ impl PointwiseOp {
             PointwiseOp::SmoothMin { .. } => "smooth_min",
             PointwiseOp::SmoothMax { .. } => "smooth_max",
             PointwiseOp::Select { .. } => "select",
+            PointwiseOp::Curve(_) => "curve",
         }
     }
     /// How many field inputs the operation takes.
@@ -243,12 +249,15 @@ impl PointwiseOp {
             | PointwiseOp::Pow { .. }
             | PointwiseOp::Smoothstep { .. }
             | PointwiseOp::Quantize { .. }
-            | PointwiseOp::Terrace { .. } => 1,
+            | PointwiseOp::Terrace { .. }
+            | PointwiseOp::Curve(_) => 1,
             PointwiseOp::Mix | PointwiseOp::Select { .. } => 3,
             _ => 2,
         }
     }
-    /// The op code and constants of `combine_op` in shaders/lib/ops.wgsl.
+    /// The op code and constants of `combine_op` in shaders/lib/ops.wgsl. A `curve` has
+    /// none: its pieces are [`curve_table`](Self::curve_table), which every path reads for
+    /// [`shaping::OP_CURVE`] instead of calling `combine_op`.
     pub fn code_and_constants(&self) -> (u32, [f32; 4]) {
         let z = [0.0; 4];
         match *self {
@@ -304,6 +313,16 @@ impl PointwiseOp {
                     [threshold as f32, (threshold - falloff) as f32, inverse, 0.0],
                 )
             }
+            PointwiseOp::Curve(_) => (shaping::OP_CURVE, z),
+        }
+    }
+
+    /// A `curve`'s table of pieces and its number of points (`None` for every other
+    /// operation).
+    pub fn curve_table(&self) -> Option<(CurveTable, u32)> {
+        match self {
+            PointwiseOp::Curve(c) => Some(c.table()),
+            _ => None,
         }
     }
 }

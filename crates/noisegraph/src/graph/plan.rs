@@ -215,6 +215,20 @@ pub struct CombineUniform {
     pub constants: [f32; 4],
 }
 
+/// Uniform data of a `curve` stage (layout of `CurveParams`, which the combine template's
+/// curve form declares): the point-wise uniform, its `op[1]` the number of points, then the
+/// curve's pieces (`twin::lib::curve`). Only curve stages bind this larger buffer; every
+/// other point-wise stage keeps [`CombineUniform`]. Internal: not a stable API.
+#[doc(hidden)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct CurveUniform {
+    /// Size, op code and number of points (`op[1]`), constants (unused).
+    pub combine: CombineUniform,
+    /// The pieces: two vec4s per point.
+    pub pieces: crate::twin::lib::curve::CurveTable,
+}
+
 /// Where a warp reads the displacement of one axis from. Internal: not a stable API.
 #[doc(hidden)]
 #[derive(Debug, Clone)]
@@ -684,7 +698,7 @@ impl Plan {
                     None => (
                         None,
                         Some(StageKind::Combine {
-                            op: p.op,
+                            op: p.op.clone(),
                             inputs: std::mem::take(&mut top.inputs),
                         }),
                     ),

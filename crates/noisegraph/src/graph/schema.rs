@@ -32,9 +32,11 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
+use super::curve::{CurveMode, MAX_CURVE_COORDINATE};
 use super::limits::{MAX_COORDINATE, MAX_FREQUENCY, MAX_SCALE, MAX_VALUE, MIN_FREQUENCY};
 use super::MAX_OCTAVES;
 use crate::family::{self, Family, FamilyParams, ParamKind, ParamSpec, ParamValue};
+use crate::twin::lib::curve::MAX_CURVE_POINTS;
 use crate::twin::lib::{ops, shaping};
 
 /// What a node is, for the parser and for editors.
@@ -119,6 +121,9 @@ pub enum FieldKind {
     Pair,
     /// One of the family's `dims`.
     Dims,
+    /// A list of `[x, y]` points (`curve`'s `points`), as many as `items` allows, each
+    /// coordinate within `min` / `max`.
+    Points,
     /// A list of exactly three numbers (`transform`'s rotation `axis`).
     Triple,
 }
@@ -135,6 +140,8 @@ pub enum FieldValue {
     Name(&'static str),
     /// Two numbers.
     Pair([f64; 2]),
+    /// A list of `[x, y]` points.
+    Points(&'static [[f64; 2]]),
     /// Three numbers.
     Triple([f64; 3]),
 }
@@ -179,6 +186,9 @@ pub struct FieldSpec {
     /// The field must be given (it has no default).
     #[serde(skip_serializing_if = "is_false")]
     pub required: bool,
+    /// The fewest and most items a list field (`points`) accepts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<[u32; 2]>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -201,6 +211,7 @@ impl FieldSpec {
             min_dims: None,
             initial: None,
             required: false,
+            items: None,
         }
     }
     pub(super) const fn number(name: &'static str, default: f64, doc: &'static str) -> Self {
@@ -285,6 +296,13 @@ impl FieldSpec {
     pub fn default_integer(&self) -> Option<i64> {
         match self.default {
             Some(FieldValue::Integer(i)) => Some(i),
+            _ => None,
+        }
+    }
+    /// The default of a points field.
+    pub fn default_points(&self) -> Option<&'static [[f64; 2]]> {
+        match self.default {
+            Some(FieldValue::Points(p)) => Some(p),
             _ => None,
         }
     }
@@ -1058,6 +1076,35 @@ pub const REMAPS_AND_BLENDS: &[OpDecl] = &[
         ],
         crease: Some("falloff 0: jumps where control = threshold, b's gradient there"),
     },
+    OpDecl {
+        name: "curve",
+        code: op("OP_CURVE", shaping::OP_CURVE),
+        arity: 1,
+        inputs_doc: "the input field",
+        summary: "a cubic spline through control points [x, y] (x strictly increasing): Hermite pieces with monotone (Fritsch-Carlson) or free (Catmull-Rom) tangents, extended linearly with the end tangents outside the first and last point (continuous, with a continuous slope)",
+        fields: &[
+            FieldSpec {
+                default: Some(FieldValue::Points(&[[-1.0, -1.0], [1.0, 1.0]])),
+                items: Some([2, MAX_CURVE_POINTS as u32]),
+                ..FieldSpec::new(
+                    "points",
+                    FieldKind::Points,
+                    "the control points [[x, y], ...], x strictly increasing (the bound is each coordinate's)",
+                )
+            }
+            .magnitude(MAX_CURVE_COORDINATE),
+            FieldSpec {
+                options: CurveMode::NAMES,
+                default: Some(FieldValue::Name("monotone")),
+                ..FieldSpec::new(
+                    "mode",
+                    FieldKind::Choice,
+                    "monotone: never overshoots the points; free: Catmull-Rom tangents (may overshoot)",
+                )
+            },
+        ],
+        crease: None,
+    },
 ];
 
 fn pointwise_node(d: &OpDecl) -> NodeSchema {
@@ -1114,6 +1161,13 @@ fn shown_value(v: &FieldValue) -> String {
         FieldValue::Integer(i) => i.to_string(),
         FieldValue::Name(n) => format!("`{n}`"),
         FieldValue::Pair(p) => format!("[{}, {}]", shown_number(p[0]), shown_number(p[1])),
+        FieldValue::Points(points) => {
+            let shown: Vec<String> = points
+                .iter()
+                .map(|p| format!("[{}, {}]", shown_number(p[0]), shown_number(p[1])))
+                .collect();
+            format!("[{}]", shown.join(", "))
+        }
         FieldValue::Triple(p) => format!(
             "[{}, {}, {}]",
             shown_number(p[0]),
@@ -1151,6 +1205,9 @@ fn field_cell(f: &FieldSpec) -> String {
             (Some(lo), None) => notes.push(format!(">= {}", shown_number(lo))),
             _ => {}
         },
+    }
+    if let Some([lo, hi]) = f.items {
+        notes.push(format!("{lo} to {hi} of them"));
     }
     if let Some(d) = &f.default {
         notes.push(format!("default {}", shown_value(d)));

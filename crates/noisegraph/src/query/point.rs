@@ -20,6 +20,7 @@ use crate::graph::{
     Plan, PlanOptions, StageKind, StageUniform, View, OCTAVE_SHIFT,
 };
 use crate::twin::grad::NoiseGrad;
+use crate::twin::lib::curve::{curve_grad, curve_value};
 use crate::twin::lib::mapping::{map_jacobian, map_position};
 use crate::twin::lib::multifractal::{
     hessian_along, multifractal_octave, multifractal_octave_grad, octave_hessian, Multifractal,
@@ -48,6 +49,11 @@ enum PointStage {
         op: u32,
         constants: [f32; 4],
         inputs: Vec<usize>,
+    },
+    /// A `curve` node: its pieces (the used part of its table) and its input stage.
+    Curve {
+        pieces: Vec<[f32; 4]>,
+        input: usize,
     },
 }
 
@@ -276,14 +282,20 @@ impl PointProgram {
                         chain,
                     }))
                 }
-                StageKind::Combine { op, inputs } => {
-                    let (op, constants) = op.code_and_constants();
-                    PointStage::Combine {
-                        op,
-                        constants,
-                        inputs: inputs.clone(),
+                StageKind::Combine { op, inputs } => match op.curve_table() {
+                    Some((table, count)) => PointStage::Curve {
+                        pieces: table[..2 * count as usize].to_vec(),
+                        input: inputs[0],
+                    },
+                    None => {
+                        let (op, constants) = op.code_and_constants();
+                        PointStage::Combine {
+                            op,
+                            constants,
+                            inputs: inputs.clone(),
+                        }
                     }
-                }
+                },
             });
         }
         Ok(PointProgram {
@@ -332,7 +344,7 @@ impl PointProgram {
             .iter()
             .map(|stage| match stage {
                 PointStage::Generate(g) => Some(g.chain.uniforms(self.plan.seed, view)),
-                PointStage::Combine { .. } => None,
+                PointStage::Combine { .. } | PointStage::Curve { .. } => None,
             })
             .collect();
         Ok(ViewFrame {
@@ -388,6 +400,11 @@ impl PointProgram {
                         *v = combine_op(*op, at(a), at(b), at(c), *constants);
                     }
                 }
+                PointStage::Curve { pieces, input } => {
+                    for (v, &a) in result.iter_mut().zip(&scratch.values[*input]) {
+                        *v = curve_value(a, pieces);
+                    }
+                }
             }
             scratch.values[index] = result;
         }
@@ -438,6 +455,17 @@ impl PointProgram {
                             })
                         };
                         let g = combine_op_grad(*op, at(0), at(1), at(2), *constants);
+                        values[i] = g.value;
+                        grads[i] = g.d;
+                    }
+                }
+                PointStage::Curve { pieces, input } => {
+                    for i in 0..n {
+                        let a = NoiseGrad {
+                            value: scratch.values[*input][i],
+                            d: scratch.grads[*input][i],
+                        };
+                        let g = curve_grad(a, pieces);
                         values[i] = g.value;
                         grads[i] = g.d;
                     }

@@ -420,8 +420,13 @@ impl<'a> Module<'a> {
         s.push_str("// ---- the graph\n");
         let stage_count = self.plan.stages.len();
         for index in 0..stage_count {
-            if let StageKind::Generate(g) = &self.plan.stages[index].kind {
-                s.push_str(&self.generate_stage(index, g));
+            match &self.plan.stages[index].kind {
+                StageKind::Generate(g) => s.push_str(&self.generate_stage(index, g)),
+                StageKind::Combine { op, .. } => {
+                    if let Some((table, count)) = op.curve_table() {
+                        s.push_str(&self.curve_stage(index, &table[..2 * count as usize]));
+                    }
+                }
             }
         }
         s.push_str(&self.entry_points(dims));
@@ -1014,6 +1019,28 @@ impl<'a> Module<'a> {
         s
     }
 
+    /// The functions of a `curve` stage: its pieces in a constant array and the lookup over
+    /// them (`twin::lib::curve::wgsl_lookup`, the grid kernel's too).
+    fn curve_stage(&self, index: usize, pieces: &[[f32; 4]]) -> String {
+        let p = format!("{}_s{index}_", self.name);
+        let values: Vec<String> = pieces.iter().map(|&v| vec4f(v)).collect();
+        let mut s = format!(
+            "// stage {index}: node '{}'
+const {p}pieces = array<vec4<f32>, {}>({});
+",
+            self.plan.stages[index].node,
+            pieces.len(),
+            values.join(", ")
+        );
+        s.push_str(&crate::twin::lib::curve::wgsl_lookup(
+            &p,
+            &format!("{p}pieces"),
+            &format!("{}u", pieces.len() / 2),
+            |n| self.lib(n),
+        ));
+        s
+    }
+
     /// The expression of stage `index` inside an entry point (earlier stages are `v<i>`).
     fn stage_call(
         &self,
@@ -1076,6 +1103,10 @@ impl<'a> Module<'a> {
                     let values: Vec<String> = fields.iter().map(|i| format!("v{i}")).collect();
                     format!("{name}({position}, vec4<f32>({}))", pad(&values, "0.0"))
                 }
+            }
+            StageKind::Combine { op, inputs } if op.curve_table().is_some() => {
+                let form = if gradient { "grad" } else { "value" };
+                format!("{}_s{index}_curve_{form}(v{})", self.name, inputs[0])
             }
             StageKind::Combine { op, inputs } => {
                 let (code, k) = op.code_and_constants();

@@ -1,5 +1,6 @@
 //! Twins of the shared WGSL files in `shaders/lib/`.
 
+pub mod curve;
 pub mod fade;
 pub mod grad;
 pub mod hash;
