@@ -7,11 +7,11 @@
 //! (`tests/common/catalog.rs`) runs it through point queries and the shader exports.
 
 mod common;
+use common::gradient_check::{central_difference_error, cpu_gradient, cpu_value, median};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use noisegraph::engine::{run_cpu, run_cpu_gradient};
 use noisegraph::graph::{gradient_plan, NodeKind};
 use noisegraph::parity::PARITY_TOLERANCE;
 use noisegraph::query::PointQuery;
@@ -69,23 +69,6 @@ fn cases() -> Vec<(&'static str, Value)> {
             json!({ "type": "curve", "source": "b", "mode": "free", "points": many }),
         ),
     ]
-}
-
-fn cpu_value(graph: &NoiseGraph, view: &View) -> Vec<f32> {
-    let plan = Plan::new(graph, None).expect("plan");
-    run_cpu(&plan, view, &RunOptions::default())
-        .expect("value bake")
-        .data
-}
-
-fn cpu_gradient(graph: &NoiseGraph, view: &View) -> GradientField {
-    let plan = gradient_plan(graph, None).expect("gradient plan");
-    run_cpu_gradient(&plan, view, &RunOptions::default()).expect("gradient bake")
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// Values within 1e-4 on every parity size and seed (stage by stage), a 3D volume too;
@@ -147,31 +130,6 @@ fn gpu_matches_the_cpu_twin() {
             }
         }
     }
-}
-
-/// (median |analytic - central difference| over pixels and axes, median |gradient|).
-fn central_difference_error(
-    graph: &NoiseGraph,
-    view: &View,
-    g: &GradientField,
-    h: f64,
-) -> (f64, f64) {
-    let mut errors = Vec::new();
-    let mut sizes = Vec::new();
-    for axis in 0..2 {
-        let shifted = |sign: f64| {
-            let mut origin = view.origin;
-            origin[axis] += sign * h;
-            cpu_value(graph, &view.with_origin(origin))
-        };
-        let (lo, hi) = (shifted(-1.0), shifted(1.0));
-        for (i, s) in g.data.iter().enumerate() {
-            let cd = (f64::from(hi[i]) - f64::from(lo[i])) / (2.0 * h);
-            errors.push((f64::from(s[axis + 1]) - cd).abs());
-            sizes.push(f64::from(s[axis + 1]).abs());
-        }
-    }
-    (median(errors), median(sizes))
 }
 
 /// The exact gradient against central differences: converging at second order (halving the

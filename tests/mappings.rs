@@ -7,34 +7,18 @@
 //! the errors of bad fields.
 
 mod common;
+use common::gradient_check::{central_difference_error, cpu_gradient, cpu_value, median};
 
-use noisegraph::engine::{run_cpu, run_cpu_gradient};
+use noisegraph::engine::run_cpu;
 use noisegraph::graph::gradient_plan;
 use noisegraph::parity::PARITY_TOLERANCE;
-use noisegraph::{GradientField, NoiseGraph, Plan, RunOptions, View};
+use noisegraph::{NoiseGraph, Plan, RunOptions, View};
 use serde_json::{json, Value};
 
 /// A graph of `nodes` (objects with ids) whose output is `out`.
 fn graph(seed: u32, nodes: Value) -> NoiseGraph {
     NoiseGraph::from_value(&json!({ "seed": seed, "output": "out", "nodes": nodes }))
         .unwrap_or_else(|e| panic!("test graph: {e}"))
-}
-
-fn cpu_value(graph: &NoiseGraph, view: &View) -> Vec<f32> {
-    let plan = Plan::new(graph, None).expect("plan");
-    run_cpu(&plan, view, &RunOptions::default())
-        .expect("value bake")
-        .data
-}
-
-fn cpu_gradient(graph: &NoiseGraph, view: &View) -> GradientField {
-    let plan = gradient_plan(graph, None).expect("gradient plan");
-    run_cpu_gradient(&plan, view, &RunOptions::default()).expect("gradient bake")
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// The mapped graphs every check runs: each mapping over a chain, a point-wise node, a warp
@@ -177,31 +161,6 @@ fn gpu_matches_the_cpu_twin() {
             cpu.data.len()
         );
     }
-}
-
-/// (median |analytic - central difference| over pixels and axes, median |gradient|).
-fn central_difference_error(
-    graph: &NoiseGraph,
-    view: &View,
-    g: &GradientField,
-    h: f64,
-) -> (f64, f64) {
-    let mut errors = Vec::new();
-    let mut sizes = Vec::new();
-    for axis in 0..2 {
-        let shifted = |sign: f64| {
-            let mut origin = view.origin;
-            origin[axis] += sign * h;
-            cpu_value(graph, &view.with_origin(origin))
-        };
-        let (lo, hi) = (shifted(-1.0), shifted(1.0));
-        for (i, s) in g.data.iter().enumerate() {
-            let cd = (hi[i] as f64 - lo[i] as f64) / (2.0 * h);
-            errors.push((s[axis + 1] as f64 - cd).abs());
-            sizes.push((s[axis + 1] as f64).abs());
-        }
-    }
-    (median(errors), median(sizes))
 }
 
 /// The exact gradient (d/dx, d/dy of the mapped field along the view) against central
