@@ -50,3 +50,24 @@ pub fn central_difference_error(
     }
     (median(errors), median(sizes))
 }
+
+/// The exact gradient of `graph` over `view` against central differences at steps `h` and
+/// `h / 2`: the field not flat (median |gradient| over 0.005) and, unless the error is already
+/// at rounding (2e-5 of the gradient), converging at second order (halving the step divides
+/// the median error by more than 3) to under 1% of the typical gradient.
+pub fn assert_second_order(label: &str, graph: &NoiseGraph, view: &View, h: f64) {
+    let grad = cpu_gradient(graph, view);
+    let (coarse, size) = central_difference_error(graph, view, &grad, h);
+    let (fine, _) = central_difference_error(graph, view, &grad, h / 2.0);
+    eprintln!("{label}: median |gradient| {size:.3}, error {coarse:.2e} -> {fine:.2e}");
+    assert!(size > 0.005, "{label}: a flat test field ({size})");
+    let exact = 2e-5 * size.max(1.0);
+    if coarse > exact || fine > exact {
+        assert!(
+            coarse / fine > 3.0,
+            "{label}: halving the step divided the error by {}",
+            coarse / fine
+        );
+        assert!(fine < 0.01 * size, "{label}: error {fine:e} against {size}");
+    }
+}
