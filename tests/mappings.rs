@@ -3,8 +3,9 @@
 //! differences, continuity across the torus's and cylinder's wraps and the sphere's seam and
 //! poles, the identities (a quarter turn is the source rotated, bit for bit; translate and
 //! scale are shifted and scaled views), mappings pushed down through point-wise nodes,
-//! fractals and warps, nested mappings composing, point queries and the WGSL export, and
-//! the errors of bad fields.
+//! fractals (the fractals whose octaves carry a state too: hybrid, hetero, a derivative
+//! weight) and warps, nested mappings composing, point queries and the WGSL export, and the
+//! errors of bad fields.
 
 mod common;
 use common::gradient_check::{central_difference_error, cpu_gradient, cpu_value, median};
@@ -118,12 +119,75 @@ fn cases() -> Vec<(&'static str, NoiseGraph, View)> {
     ]
 }
 
+/// The fractals whose octaves carry a state (hybrid, hetero, fbm with a derivative weight)
+/// under each kind of map: a 2D quarter turn, a 3D turn about an axis, a sphere and a torus.
+/// Every check of [`cases`] runs them too ([`all_cases`]).
+fn stateful_cases() -> Vec<(&'static str, NoiseGraph, View)> {
+    let near = View::image(61, 47)
+        .with_origin([-0.4, 0.3, 0.0])
+        .with_extent([1.25, 1.0, 1.0]);
+    let maps = [
+        (
+            "a quarter turn",
+            json!({ "id": "b", "type": "perlin", "frequency": 3 }),
+            json!({ "id": "out", "type": "transform", "source": "f", "rotate": 90 }),
+            near,
+        ),
+        (
+            "a 3D turn about an axis",
+            json!({ "id": "b", "type": "simplex", "dims": 3, "frequency": 2.5 }),
+            json!({ "id": "out", "type": "transform", "source": "f", "axis": [1, 2, 0.5], "angle": 50, "translate": [0.1, 0.2, 0.7] }),
+            near,
+        ),
+        (
+            "a sphere",
+            json!({ "id": "b", "type": "perlin", "dims": 3, "frequency": 2 }),
+            json!({ "id": "out", "type": "sphere", "source": "f" }),
+            View::image(61, 47),
+        ),
+        (
+            "a torus",
+            json!({ "id": "b", "type": "opensimplex2", "dims": 4, "frequency": 4 }),
+            json!({ "id": "out", "type": "torus", "source": "f" }),
+            View::image(61, 47),
+        ),
+    ];
+    let fractals = [
+        (
+            "hybrid",
+            json!({ "id": "f", "type": "hybrid", "source": "b", "octaves": 3 }),
+        ),
+        (
+            "hetero",
+            json!({ "id": "f", "type": "hetero", "source": "b", "octaves": 3 }),
+        ),
+        (
+            "fbm with derivative_weight 2",
+            json!({ "id": "f", "type": "fbm", "source": "b", "octaves": 3, "derivative_weight": 2 }),
+        ),
+    ];
+    let mut out = Vec::new();
+    for (fractal, f) in &fractals {
+        for (map, base, m, view) in &maps {
+            let label: &'static str = Box::leak(format!("{fractal} under {map}").into_boxed_str());
+            let g = graph(23, json!([base, f, m]));
+            out.push((label, g, *view));
+        }
+    }
+    out
+}
+
+/// [`cases`] and [`stateful_cases`].
+fn all_cases() -> Vec<(&'static str, NoiseGraph, View)> {
+    cases().into_iter().chain(stateful_cases()).collect()
+}
+
 /// Values within 1e-4 stage by stage on parity sizes; gradients within 1e-4 of the
 /// gradient scale on 0.1% of pixels at most.
 #[test]
 fn gpu_matches_the_cpu_twin() {
     let Some(ctx) = common::gpu() else { return };
-    for (label, g, view) in cases() {
+    for (label, g, view) in all_cases() {
         for [w, h] in [[1, 1], [67, 3], [33, 29]] {
             let v = View {
                 size: [w, h, 1],
@@ -167,7 +231,7 @@ fn gpu_matches_the_cpu_twin() {
 /// differences: second order, under 1% of the typical gradient.
 #[test]
 fn gradients_match_central_differences() {
-    for (label, g, view) in cases() {
+    for (label, g, view) in all_cases() {
         let view = View {
             size: [32, 28, 1],
             ..view
@@ -251,15 +315,31 @@ fn wrap_steps(graph: &NoiseGraph, n: u32, gpu: bool) -> (f64, f64, f64) {
 #[test]
 fn torus_bakes_tile() {
     let gpu = common::gpu().is_some();
-    for family in ["simplex", "opensimplex2"] {
+    // Plain fbm of both families, and the fractals whose octaves carry a state.
+    let sums = [
+        ("simplex", json!({ "type": "fbm" })),
+        ("opensimplex2", json!({ "type": "fbm" })),
+        ("opensimplex2", json!({ "type": "hybrid" })),
+        ("simplex", json!({ "type": "hetero" })),
+        (
+            "opensimplex2",
+            json!({ "type": "fbm", "derivative_weight": 2 }),
+        ),
+    ];
+    for (family, sum) in sums {
+        let mut f = json!({ "id": "f", "source": "n", "octaves": 3 });
+        for (k, v) in sum.as_object().unwrap() {
+            f[k] = v.clone();
+        }
         let g = graph(
             21,
             json!([
                 { "id": "n", "type": family, "dims": 4, "frequency": 5 },
-                { "id": "f", "type": "fbm", "source": "n", "octaves": 3 },
+                f,
                 { "id": "out", "type": "torus", "source": "f" }
             ]),
         );
+        let family = format!("{family} {sum}");
         for on_gpu in [false, gpu] {
             let (within, across_x, across_y) = wrap_steps(&g, 64, on_gpu);
             eprintln!("torus {family} (gpu {on_gpu}): step inside {within:.4}, across x {across_x:.4}, across y {across_y:.4}");
@@ -496,6 +576,82 @@ fn a_quarter_turn_is_the_rotated_source() {
     }
 }
 
+/// A quarter turn of the fractals whose octaves carry a state (hybrid, hetero, fbm with a
+/// derivative weight) is the fractal sampled at the rotated positions: out(x, y) = f(-y, x),
+/// and the gradient turned with it: (d/dx, d/dy) out = (d/dy f, -d/dx f), within 1e-4 of its
+/// scale (a derivative weight's Hessian is a difference quotient in each bake's own local
+/// coordinates). One octave is the same bit for bit (as in
+/// [`a_quarter_turn_is_the_rotated_source`], every sample placed exactly); past the first,
+/// each octave is shifted by the irrational `OCTAVE_SHIFT`, which the two views split into
+/// lattice cell and f32 local part differently, so three octaves agree within 1e-6 (as plain
+/// fbm's do). The GPU bake agrees within the parity tolerance.
+#[test]
+fn a_quarter_turn_of_a_stateful_fractal_is_the_rotated_fractal() {
+    let n = 64usize;
+    let h = 1.0 / n as f64;
+    let fractals = [
+        json!({ "type": "hybrid" }),
+        json!({ "type": "hetero" }),
+        json!({ "type": "fbm", "derivative_weight": 2 }),
+    ];
+    for (sum, octaves) in fractals.iter().flat_map(|f| [(f, 1), (f, 3)]) {
+        let nodes = |rotate: bool| {
+            let mut f = json!({ "id": "f", "source": "src", "octaves": octaves });
+            for (k, v) in sum.as_object().unwrap() {
+                f[k] = v.clone();
+            }
+            let top = if rotate {
+                json!({ "id": "out", "type": "transform", "source": "f", "rotate": 90 })
+            } else {
+                json!({ "id": "out", "type": "scale_bias", "source": "f" })
+            };
+            graph(
+                31,
+                json!([{ "id": "src", "type": "perlin", "frequency": 4 }, f, top]),
+            )
+        };
+        let label = format!("{sum} of {octaves} octaves");
+        let view = View::image(n as u32, n as u32);
+        let source_view = view.with_origin([-((n - 1) as f64) * h, 0.0, 0.0]);
+        let turned = cpu_value(&nodes(true), &view);
+        let source = cpu_value(&nodes(false), &source_view);
+        let turned_grad = cpu_gradient(&nodes(true), &view);
+        let source_grad = cpu_gradient(&nodes(false), &source_view);
+        for j in 0..n {
+            for i in 0..n {
+                let (a, b) = (turned[j * n + i], source[i * n + (n - 1 - j)]);
+                if octaves == 1 {
+                    assert_eq!(
+                        a.to_bits(),
+                        b.to_bits(),
+                        "{label} at ({i}, {j}): {a} vs {b}"
+                    );
+                } else {
+                    assert!((a - b).abs() <= 1e-6, "{label} at ({i}, {j}): {a} vs {b}");
+                }
+                let (ga, gb) = (
+                    turned_grad.data[j * n + i],
+                    source_grad.data[i * n + (n - 1 - j)],
+                );
+                let scale = gb[1].abs().max(gb[2].abs()).max(1.0);
+                assert!(
+                    (ga[1] - gb[2]).abs() <= 1e-4 * scale && (ga[2] + gb[1]).abs() <= 1e-4 * scale,
+                    "{label} gradient at ({i}, {j}): {ga:?} vs the source's {gb:?}"
+                );
+            }
+        }
+        if let Some(gpu) = common::gpu_field(&nodes(true), &view) {
+            let worst = gpu
+                .data
+                .iter()
+                .zip(&turned)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            assert!(worst <= PARITY_TOLERANCE, "{label}: GPU differs by {worst}");
+        }
+    }
+}
+
 /// A 3D quarter turn about z is the same permutation on every slice.
 #[test]
 fn a_quarter_turn_about_z_is_the_rotated_volume_source() {
@@ -629,7 +785,7 @@ fn nested_transforms_compose() {
 #[test]
 fn point_queries_match_bakes() {
     use noisegraph::query::PointQuery;
-    for (label, g, view) in cases() {
+    for (label, g, view) in all_cases() {
         let view = View {
             size: [16, 12, 1],
             ..view
@@ -759,7 +915,7 @@ fn bad_fields_are_refused() {
 #[test]
 fn a_query_equals_a_one_pixel_bake() {
     use noisegraph::query::PointQuery;
-    for (label, g, _) in cases() {
+    for (label, g, _) in all_cases() {
         let query = PointQuery::new(&g, None).expect("query");
         let dims = query.dims() as usize;
         for (k, p) in [[0.1, 0.2], [0.77, 0.5], [-3.25, 1.0e3 + 0.125]]
@@ -787,7 +943,7 @@ fn the_wgsl_export_runs_mapped_nodes() {
     use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
     use noisegraph::gpu::GpuPointQuery;
     use noisegraph::query::PointQuery;
-    for (label, g, _) in cases() {
+    for (label, g, _) in all_cases() {
         let module = export_wgsl(&g, &WgslOptions::new("height")).expect("export");
         assert_eq!(
             (module.dims, module.node.as_str()),
@@ -1007,7 +1163,7 @@ fn bake_cube_map_writes_six_faces() {
 fn compiled_graphs_of_mapped_nodes_match_the_cpu() {
     use noisegraph::gpu::{CompiledGraph, NodeParam};
     let Some(ctx) = common::gpu() else { return };
-    for (label, g, view) in cases() {
+    for (label, g, view) in all_cases() {
         let view = View {
             size: [40, 32, 1],
             ..view

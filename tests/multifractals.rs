@@ -514,13 +514,38 @@ fn graphs_round_trip_through_json() {
     assert!(pingpong["nodes"][1].get("derivative_weight").is_none());
 }
 
-/// Not yet supported: a mapping over a fractal that carries a state is refused when planned,
-/// naming the node (the tool exits 2); a plain fbm under the same mapping plans.
+/// A mapping over a fractal that carries a state plans, and the tool bakes it (value and
+/// gradient fields) and samples it (`noisegraph sample --gradient`: the point queries' numbers).
+/// The mapped numbers themselves are checked in tests/mappings.rs (`stateful_cases`).
 #[test]
-fn mappings_over_stateful_fractals_are_refused() {
+fn mappings_over_stateful_fractals_bake_and_sample() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("multifractals");
     std::fs::create_dir_all(&dir).unwrap();
-    for (kind, extra) in cases().into_iter().chain([("fbm", json!({}))]) {
+    let tool = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_noisegraph"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    // Points (x, y) as a float64 .npy of shape (4, 2).
+    let points = [0.1f64, 0.2, 0.77, 0.5, -0.3, 0.9, 0.5, 0.5];
+    let mut header = "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 2), }".to_string();
+    let total = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(total.div_ceil(64) * 64 - total));
+    header.push('\n');
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    npy.extend_from_slice(header.as_bytes());
+    npy.extend(points.iter().flat_map(|v| v.to_le_bytes()));
+    std::fs::write(dir.join("points.npy"), npy).unwrap();
+    for (kind, extra) in cases() {
         let mut f = json!({ "id": "terrain", "type": kind, "source": "base", "octaves": 3 });
         for (k, v) in extra.as_object().unwrap() {
             f[k] = v.clone();
@@ -530,21 +555,49 @@ fn mappings_over_stateful_fractals_are_refused() {
             { "id": "out", "type": "transform", "source": "terrain", "rotate": 30 }
         ]});
         let graph = NoiseGraph::from_value(&value).unwrap();
-        let plan = Plan::new(&graph, None);
-        if kind == "fbm" && extra.get("derivative_weight").is_none() {
-            plan.expect("a plain fbm maps");
-            continue;
+        Plan::new(&graph, None).expect("a mapped stateful fractal plans");
+        std::fs::write(dir.join("mapped.json"), value.to_string()).unwrap();
+        for field in ["value", "gradient"] {
+            let _ = std::fs::remove_file(dir.join("mapped.npy"));
+            tool(&[
+                "bake",
+                "mapped.json",
+                "-o",
+                "mapped.npy",
+                "--size",
+                "8x8",
+                "--backend",
+                "cpu",
+                "--field",
+                field,
+            ]);
+            assert!(dir.join("mapped.npy").exists(), "{kind} {extra} {field}");
         }
-        let err = plan.expect_err("refused").to_string();
-        assert!(err.contains("terrain") && err.contains("mapping"), "{err}");
-        let path = dir.join("mapped.json");
-        std::fs::write(&path, value.to_string()).unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_noisegraph"))
-            .args(["bake", path.to_str().unwrap(), "-o"])
-            .arg(dir.join("mapped.npy"))
-            .args(["--size", "8x8", "--backend", "cpu"])
-            .output()
+        tool(&[
+            "sample",
+            "mapped.json",
+            "--points",
+            "points.npy",
+            "-o",
+            "sampled.npy",
+            "--gradient",
+            "--backend",
+            "cpu",
+        ]);
+        let bytes = std::fs::read(dir.join("sampled.npy")).unwrap();
+        let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        let sampled: Vec<f32> = bytes[10 + len..]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let want = PointQuery::new(&graph, None)
+            .unwrap()
+            .gradients(&points)
             .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{kind} {extra}");
+        assert_eq!(sampled, want, "{kind} {extra}");
+        assert!(
+            sampled.chunks(3).any(|g| g[1].abs() > 0.01),
+            "{kind} {extra}: flat"
+        );
     }
 }

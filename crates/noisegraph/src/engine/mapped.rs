@@ -9,7 +9,7 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
-use super::stage::{DisplaceGradInput, DisplaceInput, GradSamplers};
+use super::stage::{DisplaceGradInput, DisplaceInput, Displaced, GradSamplers};
 use crate::graph::{OctaveUniform, StageUniform};
 use crate::twin::lib::mapping::{map_jacobian, map_position, mapped_gradient};
 use crate::twin::lib::ops::{fractal_remap, fractal_remap_slope};
@@ -68,6 +68,38 @@ fn octave_positions(
             },
         }
     }
+}
+
+/// The displacement of a warp's gradient fields (one per warped axis) at sample `i`, with
+/// its Jacobian, 0 past the warped axes.
+fn displaced_at(fields: &[Vec<[f32; 4]>], i: usize) -> Displaced {
+    let mut w = Displaced::default();
+    for (a, field) in fields.iter().enumerate() {
+        [w.d[a], w.dx[a], w.dy[a], w.dz[a]] = field[i];
+    }
+    w
+}
+
+/// d n / d p (x, y, z) of an octave of a mapped stage from the family's d n / d local `nd`:
+/// along the mapped position through the map's `jacobian` ([`mapped_gradient`]), plus in a
+/// warp `w` the displacement's term, `nd * warp` along the fields' gradients (already along
+/// the view axes: the fields are mapped stages too). Twin of the mapped `octave_gradient`
+/// (`gpu::assemble_mapping`); the mapped stages of both octave sums (plain and stateful) use it.
+#[inline(always)]
+pub(crate) fn mapped_octave_gradient(
+    nd: [f32; 4],
+    o: &OctaveUniform,
+    jacobian: &[[f32; 4]; 3],
+    w: Option<&Displaced>,
+) -> [f32; 3] {
+    let mut g = mapped_gradient(nd, o.step, jacobian);
+    if let Some(w) = w {
+        let s: [f32; 4] = std::array::from_fn(|a| nd[a] * o.warp[a]);
+        for (gb, d) in g.iter_mut().zip([w.dx, w.dy, w.dz]) {
+            *gb += s[0] * d[0] + s[1] * d[1] + s[2] * d[2] + s[3] * d[3];
+        }
+    }
+    g
 }
 
 /// One pass of a mapped generate stage in value form (see `stage::run_generate`, whose
@@ -186,17 +218,8 @@ pub(crate) fn run_generate_grad_mapped(
                 for (i, texel) in line.iter_mut().enumerate() {
                     let value = scratch.grad.value[i];
                     let nd: [f32; 4] = std::array::from_fn(|a| scratch.grad.d[a][i]);
-                    let mut g = mapped_gradient(nd, o.step, &scratch.jacobian[i]);
-                    if !displacement.is_empty() {
-                        let s: [f32; 4] = std::array::from_fn(|a| nd[a] * o.warp[a]);
-                        // d displacement_a / d p_b: the fields' gradients, 0 past the warped axes.
-                        let d =
-                            |a: usize, b: usize| displacement.get(a).map_or(0.0, |f| f[i][b + 1]);
-                        for (b, gb) in g.iter_mut().enumerate() {
-                            *gb +=
-                                s[0] * d(0, b) + s[1] * d(1, b) + s[2] * d(2, b) + s[3] * d(3, b);
-                        }
-                    }
+                    let w = (!displacement.is_empty()).then(|| displaced_at(displacement, i));
+                    let g = mapped_octave_gradient(nd, o, &scratch.jacobian[i], w.as_ref());
                     let slope = o.amp * fractal_remap_slope(value, kind);
                     let term = [
                         o.amp * fractal_remap(value, kind),

@@ -3,16 +3,20 @@
 //! generates for such stages (`multifractal_term`, `multifractal_term_grad`,
 //! `octave_hessian`), each octave a step of `twin::lib::multifractal` from the state of the
 //! one before. Such a stage runs in one octave pass (`GenerateStage::octave_passes`) and reads
-//! its displacements from fields (the planner fuses no chain into it): unwarped in value
-//! form a row at a time through the family's row samplers where it has them, else pixel by
-//! pixel through its point samplers (the same bits either way).
+//! its displacements from fields (the planner fuses no chain into it): unwarped and unmapped
+//! in value form a row at a time through the family's row samplers where it has them, else
+//! pixel by pixel through its point samplers (the same bits either way). A mapped stage (below
+//! `transform`, `sphere`, `torus`, `cylinder` or `cube_face`) samples each pixel's mapped
+//! position, its gradient by the chain rule through the map (as `engine::mapped` does).
 
 use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
+use super::mapped::mapped_octave_gradient;
 use super::stage::{octave_gradient, octave_row, Displaced};
 use crate::graph::{OctaveUniform, StageUniform};
+use crate::twin::lib::mapping::{map_jacobian, map_position, mapped_local_jacobian};
 use crate::twin::lib::multifractal::{
     hessian_along, multifractal_octave, multifractal_octave_grad, octave_hessian, Multifractal,
     MultifractalGrad,
@@ -184,6 +188,17 @@ fn pixel(u: &StageUniform, i: usize) -> [f32; 4] {
     [x as f32, y as f32, z as f32, 0.0]
 }
 
+/// Twin of the prelude's `view_position`: the pixel itself, or in a mapped stage the mapped
+/// position (`map_position`; the octaves then step by their frequency from it).
+#[inline(always)]
+fn view_position(u: &StageUniform, pix: [f32; 4]) -> [f32; 4] {
+    if u.mapping.is_mapped() {
+        map_position(&u.mapping, pix)
+    } else {
+        pix
+    }
+}
+
 /// The octave's sample position at pixel `pix` displaced by `d` (twin of `octave_local`: no
 /// warp term in an unwarped stage).
 #[inline(always)]
@@ -219,11 +234,12 @@ pub fn run_generate(
     } else {
         samplers.rows.is_some()
     };
-    if displace.is_empty() && by_rows {
+    // A mapped row's positions are not evenly spaced: no row sampler takes them.
+    if displace.is_empty() && by_rows && !u.mapping.is_mapped() {
         return run_rows(u, &samplers, out);
     }
     out.par_iter_mut().enumerate().for_each(|(i, value)| {
-        let pix = pixel(u, i);
+        let pix = view_position(u, pixel(u, i));
         let d = (!displace.is_empty()).then(|| {
             let mut d = [0.0f32; 4];
             for (a, field) in displace.iter().enumerate() {
@@ -263,8 +279,12 @@ pub fn run_generate_grad(
     let kind = u.mode[0];
     let [norm, offset, weighting, _] = u.scalars;
     let count = u.size[3];
+    let mapped = u.mapping.is_mapped();
     out.par_iter_mut().enumerate().for_each(|(i, texel)| {
         let pix = pixel(u, i);
+        // A mapped stage's Jacobian d s / d p at the pixel, for the chain rule through the map.
+        let map_j = mapped.then(|| map_jacobian(&u.mapping, pix));
+        let pix = view_position(u, pix);
         let mut w = Displaced::default();
         for (a, field) in displace.iter().enumerate() {
             let [v, dx, dy, dz] = field[i];
@@ -279,7 +299,10 @@ pub fn run_generate_grad(
             let o = &u.octaves[k as usize];
             let local = octave_local(o, pix, warped.then_some(w.d));
             let n = grad(&point(o, local));
-            let g = octave_gradient(n.d, o, warped.then_some(&w));
+            let g = match &map_j {
+                Some(j) => mapped_octave_gradient(n.d, o, j, warped.then_some(&w)),
+                None => octave_gradient(n.d, o, warped.then_some(&w)),
+            };
             let dn = NoiseGrad {
                 value: n.value,
                 d: [g[0], g[1], g[2], 0.0],
@@ -293,7 +316,10 @@ pub fn run_generate_grad(
                         f + o.warp[a] * jd[a]
                     })
                 };
-                let j = [along(0, w.dx), along(1, w.dy), along(2, w.dz), [0.0; 4]];
+                let j = match &map_j {
+                    Some(m) => mapped_local_jacobian(o.step, o.warp, m, &[w.dx, w.dy, w.dz]),
+                    None => [along(0, w.dx), along(1, w.dy), along(2, w.dz), [0.0; 4]],
+                };
                 hessian_along(&h, &j)
             } else {
                 [[0.0; 4]; 4]

@@ -446,6 +446,7 @@ pub fn generate_source_in(
             displaced,
             sample,
             weighted,
+            stage.mapping.is_some(),
             stage.dims(),
             pass.first..pass.first + pass.count,
             octave_of,
@@ -551,13 +552,15 @@ pub fn generate_source_in(
 /// runs in one pass) runs `multifractal_term` (or `multifractal_term_grad`) for each octave
 /// of `octaves`, unrolled, from `multifractal_start`. A `weighted` stage samples the family's
 /// gradient in value form too, and in gradient form the noise's Hessian (`octave_hessian`,
-/// `dims` columns). Twin: `engine::multifractal`.
+/// `dims` columns, along d local / d p: through the map's Jacobian in a `mapped` stage).
+/// Twin: `engine::multifractal`.
 #[allow(clippy::too_many_arguments)]
 fn multifractal_octave_sum(
     form: FieldForm,
     displaced: &str,
     sample: &str,
     weighted: bool,
+    mapped: bool,
     dims: u32,
     octaves: std::ops::Range<u32>,
     octave: impl Fn(u32) -> String,
@@ -603,14 +606,20 @@ fn multifractal_octave_sum(
             "hessian_column",
             dims,
         ));
-        // d local / d p_b: the octave's frequency on axis b plus the warp's Jacobian (zero in
-        // an unwarped stage, whose Displaced is zero).
-        "octave_hessian(o.cell, local, o.seed, o.period) * mat4x4<f32>(\
-         vec4<f32>(o.freq.x, 0.0, 0.0, 0.0) + o.warp * w.dx, \
-         vec4<f32>(0.0, o.freq.y, 0.0, 0.0) + o.warp * w.dy, \
-         vec4<f32>(0.0, 0.0, o.freq.z, 0.0) + o.warp * w.dz, vec4<f32>(0.0))"
+        // d local / d p_b: the octave's frequency on axis b (through the map's Jacobian in a
+        // mapped stage) plus the warp's Jacobian (zero in an unwarped stage, whose Displaced
+        // is zero).
+        let along = if mapped {
+            crate::gpu::assemble_mapping::octave_local_jacobian()
+        } else {
+            "mat4x4<f32>(\
+             vec4<f32>(o.freq.x, 0.0, 0.0, 0.0) + o.warp * w.dx, \
+             vec4<f32>(0.0, o.freq.y, 0.0, 0.0) + o.warp * w.dy, \
+             vec4<f32>(0.0, 0.0, o.freq.z, 0.0) + o.warp * w.dz, vec4<f32>(0.0))"
+        };
+        format!("octave_hessian(o.cell, local, o.seed, o.period) * {along}")
     } else {
-        "mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0))"
+        "mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0))".into()
     };
     s.push_str(&format!(
         "fn multifractal_term_grad(o: Octave, pix: vec4<f32>, w: Displaced, s: MultifractalGrad) -> MultifractalGrad {{\n    \

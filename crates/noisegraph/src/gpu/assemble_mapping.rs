@@ -38,3 +38,14 @@ pub(crate) fn octave_gradient(warped: bool) -> String {
          {warp}}}\n"
     )
 }
+
+/// d local / d p of a mapped stage's octave (column b along p_b), for the Hessian term of a
+/// derivative weight: the octave's step (its frequency) times d s / d p_b (`map_j`), plus the
+/// warp's Jacobian (zero in an unwarped stage, whose Displaced is zero). Twin:
+/// `twin::lib::mapping::mapped_local_jacobian`.
+pub(crate) fn octave_local_jacobian() -> &'static str {
+    "mat4x4<f32>(\
+     o.step * map_j.dx + o.warp * w.dx, \
+     o.step * map_j.dy + o.warp * w.dy, \
+     o.step * map_j.dz + o.warp * w.dz, vec4<f32>(0.0))"
+}

@@ -635,17 +635,10 @@ impl Plan {
             }
             let id = top.node.id.as_str();
             let mapped = top.mapping;
-            let with_mapping = |mut chain: GenerateStage| -> Result<GenerateStage> {
-                // Not yet: the stateful octave sums (hybrid, hetero, a derivative weight) have
-                // no mapped form on any path.
-                if mapped.is_some() && chain.carries_state() {
-                    let node = chain.fractal.as_ref().map_or("", |f| f.kind.name());
-                    return Err(Error::InvalidRequest(format!(
-                        "node '{id}': a {node} fractal whose octaves carry a state (hybrid, hetero, or a derivative_weight other than 0) cannot be sampled through a mapping (transform, sphere, torus, cylinder, cube_face) yet"
-                    )));
-                }
+            // Every generator chain takes the mappings above it, a stateful octave sum too.
+            let with_mapping = |mut chain: GenerateStage| -> GenerateStage {
                 chain.mapping = mapped;
-                Ok(chain)
+                chain
             };
             // The next reference to materialize first (and the mapping it is sampled
             // through), or the finished stage's kind.
@@ -655,7 +648,7 @@ impl Plan {
                     None,
                     Some(StageKind::Generate(Box::new(with_mapping(
                         generator_chain(graph, id, Vec::new(), 0.0)?,
-                    )?))),
+                    )))),
                 ),
                 NodeKind::Warp(w) => match w.displace.get(top.next) {
                     Some(d) => {
@@ -690,7 +683,7 @@ impl Plan {
                                 std::mem::take(&mut top.displace),
                                 w.amplitude,
                             )?,
-                        )?))),
+                        )))),
                     ),
                 },
                 NodeKind::Pointwise(p) => match p.inputs.get(top.next) {

@@ -866,10 +866,15 @@ impl GeneratePoints {
                         };
                         let l = std::array::from_fn(|a| local[a][i]);
                         let h = octave_hessian(self.chain.dims(), l, |l| grad(&at(l)).d);
-                        // d local / d p_b: the frequency on axis b plus the warp's Jacobian.
+                        // d local / d p_b: the frequency on axis b (through the map's
+                        // Jacobian in a mapped chain) plus the warp's Jacobian.
                         let j: [[f32; 4]; 4] = std::array::from_fn(|b| {
                             std::array::from_fn(|c| {
-                                let f = if b == c { freq[b] } else { 0.0 };
+                                let f = match self.chain.mapping {
+                                    None if b == c => freq[b],
+                                    None => 0.0,
+                                    Some(_) => freq[c] * jacobian[i][b][c],
+                                };
                                 match warped {
                                     Some(d) => f + o.warp[c] * d[b][c],
                                     None => f,

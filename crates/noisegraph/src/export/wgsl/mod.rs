@@ -858,7 +858,11 @@ impl<'a> Module<'a> {
         warped: bool,
         precise: bool,
     ) -> String {
-        let (name, args) = stage_signature(p, precise, warped, true);
+        let (name, mut args) = stage_signature(p, precise, warped, true);
+        let mapped = chain.mapping.is_some();
+        if mapped {
+            args.push_str(", jm: mat4x4<f32>");
+        }
         let grad = self.lib("NoiseGrad");
         let mut s = format!(
             "fn {name}({args}) -> {grad} {{\n    var s = {}();\n",
@@ -876,22 +880,34 @@ impl<'a> Module<'a> {
             let sample = format!("(c{k}, l{k}, {}u, {})", o.seed, vec4i(o.period));
             let _ = writeln!(s, "    let g{k} = {p}_sample_grad{sample};");
             let f = vec4f(freq);
-            let chain_rule = if warped {
-                format!("g{k}.d * {f} + jd * (g{k}.d * {})", vec4f(o.warp))
+            // A mapped stage's position moves with the view through the map's Jacobian.
+            let along = if mapped {
+                format!("jm * (g{k}.d * {f})")
             } else {
                 format!("g{k}.d * {f}")
             };
+            let chain_rule = if warped {
+                format!("{along} + jd * (g{k}.d * {})", vec4f(o.warp))
+            } else {
+                along
+            };
             let hd = if weighting != 0.0 {
-                // d local / d p_b: the frequency on axis b plus the warp's Jacobian (row b of
-                // jd, whose column c is the gradient of displacement c).
+                // d local / d p_b: the frequency on axis b (in a mapped stage the frequency
+                // times row b of jm, d s / d p_b) plus the warp's Jacobian (row b of jd, whose
+                // column c is the gradient of displacement c).
                 let columns: Vec<String> = (0..4)
                     .map(|b| {
                         let mut e = [0.0f32; 4];
                         e[b] = freq[b];
-                        if warped {
-                            format!("{} + {} * transpose(jd)[{b}]", vec4f(e), vec4f(o.warp))
+                        let e = if mapped {
+                            format!("{f} * transpose(jm)[{b}]")
                         } else {
                             vec4f(e)
+                        };
+                        if warped {
+                            format!("{e} + {} * transpose(jd)[{b}]", vec4f(o.warp))
+                        } else {
+                            e
                         }
                     })
                     .collect();

@@ -161,3 +161,22 @@ pub fn mapped_gradient(nd: [f32; 4], step: [f32; 4], jacobian: &[[f32; 4]; 3]) -
         t[0] * j[0] + t[1] * j[1] + t[2] * j[2] + t[3] * j[3]
     })
 }
+
+/// d local / d p of an octave in a mapped stage (`j[b]`: along p_b, b < 3; the w column
+/// zero): the octave's step times d s / d p_b (the map's Jacobian), plus `warp * d
+/// displacement / d p_b` (`displaced[b]`, zero in an unwarped stage). Twin of the generated
+/// `octave_local_jacobian` (`gpu::assemble_mapping`), which the Hessian term of a derivative
+/// weight multiplies.
+#[inline(always)]
+pub fn mapped_local_jacobian(
+    step: [f32; 4],
+    warp: [f32; 4],
+    jacobian: &[[f32; 4]; 3],
+    displaced: &[[f32; 4]; 3],
+) -> [[f32; 4]; 4] {
+    let mut j = [[0.0; 4]; 4];
+    for (b, column) in j.iter_mut().take(3).enumerate() {
+        *column = std::array::from_fn(|a| step[a] * jacobian[b][a] + warp[a] * displaced[b][a]);
+    }
+    j
+}
