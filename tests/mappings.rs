@@ -147,7 +147,7 @@ fn stateful_cases() -> Vec<(&'static str, NoiseGraph, View)> {
         ),
         (
             "a torus",
-            json!({ "id": "b", "type": "opensimplex2", "dims": 4, "frequency": 4 }),
+            json!({ "id": "b", "type": "simplex", "dims": 4, "frequency": 4 }),
             json!({ "id": "out", "type": "torus", "source": "f" }),
             View::image(61, 47),
         ),
