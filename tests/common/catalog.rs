@@ -116,7 +116,63 @@ pub fn variants() -> Vec<CatalogGraph> {
     ));
     out.extend(remaps_and_blends());
     out.extend(multifractals());
+    out.extend(mappings());
     out
+}
+
+/// Mappings (issue 31): a 2D `transform`, a `sphere`, a `torus`, and a fractal whose octaves
+/// carry a state (`hybrid`) under a torus.
+fn mappings() -> Vec<CatalogGraph> {
+    vec![
+        parse(
+            "mapped: transform 2D of fbm",
+            json!({"seed": 29, "output": "out", "nodes": [
+                {"id": "p", "type": "perlin", "frequency": 3.0},
+                {"id": "f", "type": "fbm", "source": "p", "octaves": 4},
+                {"id": "out", "type": "transform", "source": "f", "translate": [0.3, -1.2], "rotate": 33, "scale": [1.5, 0.75]}]}),
+        ),
+        parse(
+            "mapped: sphere of billow of perlin 3D",
+            json!({"seed": 31, "output": "out", "nodes": [
+                {"id": "p", "type": "perlin", "dims": 3, "frequency": 2.0},
+                {"id": "b", "type": "billow", "source": "p", "octaves": 3},
+                {"id": "out", "type": "sphere", "source": "b", "radius": 0.9}]}),
+        ),
+        parse(
+            "mapped: torus of simplex 4D",
+            json!({"seed": 37, "output": "out", "nodes": [
+                {"id": "s", "type": "simplex", "dims": 4, "frequency": 4.0},
+                {"id": "out", "type": "torus", "source": "s"}]}),
+        ),
+        parse(
+            "mapped: hybrid of simplex 4D under a torus",
+            json!({"seed": 41, "output": "out", "nodes": [
+                {"id": "s", "type": "simplex", "dims": 4, "frequency": 3.0},
+                {"id": "h", "type": "hybrid", "source": "s", "octaves": 3},
+                {"id": "out", "type": "torus", "source": "h"}]}),
+        ),
+    ]
+}
+
+/// Whether a graph samples through a mapping (`transform`, `sphere`, `torus`, `cylinder`,
+/// `cube_face`): its exported WGSL joins a mapped position in f32 (the precise form too;
+/// README.md, Mappings), so the export tests compare it near the origin only.
+pub fn has_mapping(graph: &NoiseGraph) -> bool {
+    graph
+        .nodes
+        .iter()
+        .any(|n| matches!(n.kind, noisegraph::graph::NodeKind::Mapping(_)))
+}
+
+/// Whether a graph samples through a curved map (`sphere`, `torus`, `cylinder`,
+/// `cube_face`): such a map is computed in f32 from the position on every path, so its views
+/// belong near [0, 1] (README.md, Mappings); far from it the field is not smooth at small
+/// steps.
+pub fn has_curved_mapping(graph: &NoiseGraph) -> bool {
+    graph.nodes.iter().any(|n| match &n.kind {
+        noisegraph::graph::NodeKind::Mapping(m) => m.map.name() != "transform",
+        _ => false,
+    })
 }
 
 /// The fractals whose octaves carry a state (issue 31): `hybrid`, `hetero`, and fbm, ridged

@@ -21,9 +21,9 @@ fn columns(c: &[[f32; 4]]) -> String {
 /// `m` of a unit view (pixel = position); `lib` spells a library name as the module does.
 pub(super) fn map_functions(p: &str, m: &MappingUniform, lib: impl Fn(&str) -> String) -> String {
     let k = m.kind;
+    let mapping = lib("Mapping");
     let literal = format!(
-        "{}({}, {}, {}, {}, vec4<u32>({}u, {}u, {}u, {}u))",
-        lib("Mapping"),
+        "{mapping}({}, {}, {}, {}, vec4<u32>({}u, {}u, {}u, {}u))",
         columns(&m.pre),
         columns(&m.pre_p),
         floats(m.curve),
@@ -33,11 +33,14 @@ pub(super) fn map_functions(p: &str, m: &MappingUniform, lib: impl Fn(&str) -> S
         k[2],
         k[3]
     );
+    // The map's numbers come from a function, not a module-scope constant: the HLSL of a
+    // struct constant is a static const initialized by naga's constructor function, which
+    // glslang's HLSL front end reports as a recursion.
     format!(
-        "const {p}_mapping = {literal};\n\
-         fn {p}_map(p: vec4<f32>) -> vec4<f32> {{ return {}({p}_mapping, p); }}\n\
+        "fn {p}_mapping() -> {mapping} {{ return {literal}; }}\n\
+         fn {p}_map(p: vec4<f32>) -> vec4<f32> {{ return {}({p}_mapping(), p); }}\n\
          fn {p}_map_jacobian(p: vec4<f32>) -> mat4x4<f32> {{\n\
-         \x20   let j = {}({p}_mapping, p);\n\
+         \x20   let j = {}({p}_mapping(), p);\n\
          \x20   return transpose(mat4x4<f32>(j.dx, j.dy, j.dz, vec4<f32>(0.0)));\n\
          }}\n",
         lib("map_position"),
