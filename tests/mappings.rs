@@ -1158,7 +1158,8 @@ fn bake_cube_map_writes_six_faces() {
 }
 
 /// A renderer's `CompiledGraph` of mapped graphs records what the CPU path bakes, also after
-/// moving the view and changing a parameter of a node below the mapping.
+/// moving the view, changing a parameter of a node below the mapping, and changing the
+/// mapping's own fields (`set_node_param`).
 #[test]
 fn compiled_graphs_of_mapped_nodes_match_the_cpu() {
     use noisegraph::gpu::{CompiledGraph, NodeParam};
@@ -1197,11 +1198,105 @@ fn compiled_graphs_of_mapped_nodes_match_the_cpu() {
                 node["frequency"] = json!(2.75);
             }
         }
-        let rebuilt = NoiseGraph::from_value(&rebuilt).unwrap();
-        let diff = frame(&mut compiled).max_abs_diff(&common::cpu_field(&rebuilt, &moved));
+        let rebuilt_graph = NoiseGraph::from_value(&rebuilt).unwrap();
+        let diff = frame(&mut compiled).max_abs_diff(&common::cpu_field(&rebuilt_graph, &moved));
         assert!(
             diff <= PARITY_TOLERANCE,
             "{label}, moved and changed: {diff}"
         );
+        // The mapping's own fields, per frame: the compiled graph takes the new composed map
+        // (no new pipeline), as the graph built with those fields bakes.
+        let out = rebuilt["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|n| n["id"] == "out")
+            .unwrap();
+        let dims = g.dims_of("out");
+        let changes: Vec<(NodeParam, &str, Value)> = match out["type"].as_str().unwrap() {
+            "transform" if dims == 2 => vec![
+                (NodeParam::Rotate(47.0), "rotate", json!(47.0)),
+                (
+                    NodeParam::Translate([0.5, -0.25, 0.0, 0.0]),
+                    "translate",
+                    json!([0.5, -0.25]),
+                ),
+            ],
+            "transform" => vec![
+                (NodeParam::Angle(20.0), "angle", json!(20.0)),
+                (
+                    NodeParam::Scale([1.25, 0.8, 1.1, 0.0]),
+                    "scale",
+                    json!([1.25, 0.8, 1.1]),
+                ),
+            ],
+            "torus" => vec![
+                (NodeParam::RadiusX(0.2), "radius_x", json!(0.2)),
+                (NodeParam::RadiusY(0.13), "radius_y", json!(0.13)),
+            ],
+            _ => vec![(NodeParam::Radius(0.7), "radius", json!(0.7))],
+        };
+        let pipelines = ctx.pipeline_creations();
+        for (param, field, value) in changes {
+            compiled
+                .set_node_param("out", param)
+                .unwrap_or_else(|e| panic!("{label}: {field}: {e}"));
+            out[field] = value;
+        }
+        let remapped = NoiseGraph::from_value(&rebuilt).unwrap();
+        let diff = frame(&mut compiled).max_abs_diff(&common::cpu_field(&remapped, &moved));
+        assert_eq!(
+            ctx.pipeline_creations(),
+            pipelines,
+            "{label}: a new map compiled a pipeline"
+        );
+        assert!(
+            diff <= PARITY_TOLERANCE,
+            "{label}, the mapping's fields changed: {diff}"
+        );
     }
+}
+
+/// A mapping's per-frame fields are refused naming the node and the field: a field of
+/// another mapping kind, a value out of the field's bounds, a non-finite number; the
+/// compiled graph keeps its map.
+#[test]
+fn bad_per_frame_mapping_fields_are_refused() {
+    use noisegraph::gpu::{CompiledGraph, NodeParam};
+    let Some(ctx) = common::gpu() else { return };
+    let g = graph(
+        3,
+        json!([
+            { "id": "p", "type": "perlin", "frequency": 3 },
+            { "id": "f", "type": "hybrid", "source": "p", "octaves": 3 },
+            { "id": "out", "type": "transform", "source": "f", "rotate": 30 }
+        ]),
+    );
+    let view = View::image(16, 16);
+    let mut compiled = CompiledGraph::new(&ctx, &g, None, view).expect("compile");
+    for (node, param, words) in [
+        ("out", NodeParam::Radius(0.5), "'radius'"),
+        ("out", NodeParam::Angle(10.0), "angle"),
+        ("out", NodeParam::Scale([1e7, 1.0, 1.0, 1.0]), "scale"),
+        ("out", NodeParam::Rotate(f64::NAN), "finite"),
+        ("p", NodeParam::Rotate(10.0), "'rotate'"),
+    ] {
+        let err = compiled
+            .set_node_param(node, param)
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            err.contains(&format!("'{node}'")) && err.contains(words),
+            "{param:?}: {err}"
+        );
+    }
+    let target = compiled.create_target();
+    let mut encoder = ctx.device().create_command_encoder(&Default::default());
+    compiled.record(&mut encoder, &target).expect("record");
+    ctx.queue().submit(Some(encoder.finish()));
+    let diff = compiled
+        .read_target(&target)
+        .expect("readback")
+        .max_abs_diff(&common::cpu_field(&g, &view));
+    assert!(diff <= PARITY_TOLERANCE, "the map changed: {diff}");
 }

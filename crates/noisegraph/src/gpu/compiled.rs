@@ -1,6 +1,6 @@
 //! [`CompiledGraph`]: a graph compiled once for a fixed view on a caller's device, whose
 //! passes are recorded into the caller's command encoder frame after frame, with time, seed,
-//! frequency, amplitude and origin changed through uniform buffers only.
+//! frequency, amplitude, origin and a mapping's fields changed through uniform buffers only.
 
 use std::sync::Arc;
 
@@ -42,6 +42,20 @@ pub enum NodeParam {
     Gain(f64),
     /// Warp node: how far the displacement fields move the sample point.
     Amplitude(f64),
+    /// `transform` of a 2D source: the rotation in degrees.
+    Rotate(f64),
+    /// `transform` of a 3D or 4D source: the rotation angle about its `axis`, in degrees.
+    Angle(f64),
+    /// `transform`: the translation per axis x, y, z, w (the source's dims are used).
+    Translate([f64; 4]),
+    /// `transform`: the scale per axis x, y, z, w (the source's dims are used).
+    Scale([f64; 4]),
+    /// `sphere`, `cylinder` or `cube_face`: the radius.
+    Radius(f64),
+    /// `torus`: the first circle's radius.
+    RadiusX(f64),
+    /// `torus`: the second circle's radius.
+    RadiusY(f64),
 }
 
 impl NodeParam {
@@ -56,19 +70,48 @@ impl NodeParam {
             NodeParam::Lacunarity(_) => "lacunarity",
             NodeParam::Gain(_) => "gain",
             NodeParam::Amplitude(_) => "amplitude",
+            NodeParam::Rotate(_) => "rotate",
+            NodeParam::Angle(_) => "angle",
+            NodeParam::Translate(_) => "translate",
+            NodeParam::Scale(_) => "scale",
+            NodeParam::Radius(_) => "radius",
+            NodeParam::RadiusX(_) => "radius_x",
+            NodeParam::RadiusY(_) => "radius_y",
         }
+    }
+
+    /// Whether the parameter is a mapping node's (it changes the stages' composed maps).
+    fn is_mapping(&self) -> bool {
+        matches!(
+            self,
+            NodeParam::Rotate(_)
+                | NodeParam::Angle(_)
+                | NodeParam::Translate(_)
+                | NodeParam::Scale(_)
+                | NodeParam::Radius(_)
+                | NodeParam::RadiusX(_)
+                | NodeParam::RadiusY(_)
+        )
     }
 
     fn check(&self, node: &str) -> Result<()> {
         let numbers: Vec<f64> = match *self {
             NodeParam::Frequency(f) => vec![f],
-            NodeParam::FrequencyPerAxis(f) | NodeParam::Offset(f) => f.to_vec(),
+            NodeParam::FrequencyPerAxis(f)
+            | NodeParam::Offset(f)
+            | NodeParam::Translate(f)
+            | NodeParam::Scale(f) => f.to_vec(),
             NodeParam::SeedOffset(_) => vec![],
             NodeParam::Z(v)
             | NodeParam::W(v)
             | NodeParam::Lacunarity(v)
             | NodeParam::Gain(v)
-            | NodeParam::Amplitude(v) => vec![v],
+            | NodeParam::Amplitude(v)
+            | NodeParam::Rotate(v)
+            | NodeParam::Angle(v)
+            | NodeParam::Radius(v)
+            | NodeParam::RadiusX(v)
+            | NodeParam::RadiusY(v) => vec![v],
         };
         let positive = matches!(
             self,
@@ -197,7 +240,11 @@ const MAX_TARGET_BINDINGS: usize = 4;
 /// ```
 pub struct CompiledGraph {
     ctx: Arc<GpuContext>,
+    /// The graph, its mapping nodes' fields as last set (other per-frame numbers live in
+    /// `base` alone).
     graph: NoiseGraph,
+    /// The node compiled (the graph's output when `None`).
+    node: Option<String>,
     /// The plan with the per-frame parameters applied except the time.
     base: Plan,
     /// `base` with the time applied: what the uniforms hold and [`plan`](Self::plan) returns.
@@ -333,6 +380,7 @@ impl CompiledGraph {
         let mut compiled = CompiledGraph {
             ctx: ctx.clone(),
             graph: graph.clone(),
+            node: node.map(str::to_string),
             base: plan.clone(),
             plan,
             view,
@@ -532,11 +580,15 @@ impl CompiledGraph {
     }
 
     /// Changes one number of one node (frequency, seed offset, offset, z, w, lacunarity,
-    /// gain, amplitude; see [`NodeParam`]) in every stage that evaluates the node. The error
-    /// names the node and the field: an unknown node, a node outside the compiled output, a
+    /// gain, amplitude; a mapping's rotate, angle, translate, scale, radius, radius_x,
+    /// radius_y; see [`NodeParam`]) in every stage that evaluates the node. The error names
+    /// the node and the field: an unknown node, a node outside the compiled output, a
     /// parameter the node's kind does not have, or a value out of bounds.
     pub fn set_node_param(&mut self, node: &str, param: NodeParam) -> Result<()> {
         param.check(node)?;
+        if param.is_mapping() {
+            return self.set_mapping_param(node, param);
+        }
         let Some(kind) = self.graph.node(node).map(|n| n.kind.clone()) else {
             let ids: Vec<&str> = self.graph.nodes.iter().map(|n| n.id.as_str()).collect();
             return Err(Error::InvalidRequest(format!(
@@ -598,6 +650,77 @@ impl CompiledGraph {
             )));
         }
         self.aux_dirty |= matches!(param, NodeParam::SeedOffset(_));
+        self.changed();
+        Ok(())
+    }
+
+    /// [`CompiledGraph::set_node_param`] of a mapping node's field: the graph with the field
+    /// set is validated as a graph file is (bounds and errors naming node and field), planned
+    /// again, and each stage takes its new composed map (the kernels read it from uniforms,
+    /// so nothing is compiled); the view is checked against the new mapped box.
+    fn set_mapping_param(&mut self, node: &str, param: NodeParam) -> Result<()> {
+        let dims = self.graph.dims_of(node) as usize;
+        let mut json = self.graph.to_json();
+        let entry = json["nodes"]
+            .as_array_mut()
+            .and_then(|nodes| nodes.iter_mut().find(|n| n["id"] == node))
+            .ok_or_else(|| {
+                let ids: Vec<&str> = self.graph.nodes.iter().map(|n| n.id.as_str()).collect();
+                Error::InvalidRequest(format!(
+                    "node '{node}' is not in the graph (nodes: {})",
+                    ids.join(", ")
+                ))
+            })?;
+        let is_mapping = matches!(
+            self.graph.node(node).map(|n| &n.kind),
+            Some(NodeKind::Mapping(_))
+        );
+        if !is_mapping || entry.get(param.field()).is_none() {
+            return Err(Error::InvalidRequest(format!(
+                "node '{node}', field '{}': a {} node has no per-frame '{}'",
+                param.field(),
+                entry["type"].as_str().unwrap_or_default(),
+                param.field()
+            )));
+        }
+        entry[param.field()] = match param {
+            NodeParam::Translate(v) | NodeParam::Scale(v) => serde_json::json!(v[..dims.min(4)]),
+            NodeParam::Rotate(v)
+            | NodeParam::Angle(v)
+            | NodeParam::Radius(v)
+            | NodeParam::RadiusX(v)
+            | NodeParam::RadiusY(v) => serde_json::json!(v),
+            _ => unreachable!("a mapping parameter"),
+        };
+        let graph =
+            NoiseGraph::from_value(&json).map_err(|e| Error::InvalidRequest(e.to_string()))?;
+        let plan = Plan::new(&graph, self.node.as_deref())?;
+        let same_shape = plan.stages.len() == self.base.stages.len()
+            && plan.stages.iter().zip(&self.base.stages).all(|(a, b)| {
+                a.node == b.node
+                    && match (&a.kind, &b.kind) {
+                        (StageKind::Generate(a), StageKind::Generate(b)) => {
+                            a.mapping.is_some() == b.mapping.is_some()
+                        }
+                        (StageKind::Combine { .. }, StageKind::Combine { .. }) => true,
+                        _ => false,
+                    }
+            });
+        if !same_shape {
+            return Err(Error::InvalidRequest(format!(
+                "node '{node}', field '{}': the new value changes the compiled stages; compile the graph again",
+                param.field()
+            )));
+        }
+        let mut base = self.base.clone();
+        for (stage, new) in base.stages.iter_mut().zip(&plan.stages) {
+            if let (StageKind::Generate(g), StageKind::Generate(n)) = (&mut stage.kind, &new.kind) {
+                g.mapping = n.mapping;
+            }
+        }
+        base.check_view(&self.view)?;
+        self.base = base;
+        self.graph = graph;
         self.changed();
         Ok(())
     }
