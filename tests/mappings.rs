@@ -910,8 +910,8 @@ fn bad_fields_are_refused() {
     assert!(err.to_string().contains("2D view"), "{err}");
 }
 
-/// A point query of a mapped node equals a one-pixel bake at the point, bit for bit (as for
-/// every node: the query runs the bake's arithmetic).
+/// A point query of a mapped node equals a one-pixel bake at the point, bit for bit, in value
+/// and gradient (as for every node: the query runs the bake's arithmetic).
 #[test]
 fn a_query_equals_a_one_pixel_bake() {
     use noisegraph::query::PointQuery;
@@ -925,12 +925,23 @@ fn a_query_equals_a_one_pixel_bake() {
             let mut at = p.to_vec();
             at.resize(dims, 0.0);
             let value = query.values(&at).expect("value")[0];
-            let bake = cpu_value(&g, &View::image(1, 1).with_origin([p[0], p[1], 0.0]))[0];
+            let pixel = View::image(1, 1).with_origin([p[0], p[1], 0.0]);
+            let bake = cpu_value(&g, &pixel)[0];
             assert_eq!(
                 value.to_bits(),
                 bake.to_bits(),
                 "{label} point {k}: query {value}, bake {bake}"
             );
+            // The gradient too: value, d/dx, d/dy.
+            let query_grad = query.gradients(&at).expect("gradient");
+            let bake_grad = cpu_gradient(&g, &pixel).data[0];
+            for c in 0..3 {
+                assert_eq!(
+                    query_grad[c].to_bits(),
+                    bake_grad[c].to_bits(),
+                    "{label} point {k}, component {c}: query {query_grad:?}, bake {bake_grad:?}"
+                );
+            }
         }
     }
 }
