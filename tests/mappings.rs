@@ -120,8 +120,8 @@ fn cases() -> Vec<(&'static str, NoiseGraph, View)> {
 }
 
 /// The fractals whose octaves carry a state (hybrid, hetero, fbm with a derivative weight)
-/// under each kind of map: a 2D quarter turn, a 3D turn about an axis, a sphere and a torus.
-/// Every check of [`cases`] runs them too ([`all_cases`]).
+/// under each kind of map: a 2D quarter turn, a 3D turn about an axis, a sphere and a torus,
+/// and two of them warped. Every check of [`cases`] runs them too ([`all_cases`]).
 fn stateful_cases() -> Vec<(&'static str, NoiseGraph, View)> {
     let near = View::image(61, 47)
         .with_origin([-0.4, 0.3, 0.0])
@@ -174,6 +174,36 @@ fn stateful_cases() -> Vec<(&'static str, NoiseGraph, View)> {
             out.push((label, g, *view));
         }
     }
+    // Warped: the displacements' gradients enter the chain rule and the Hessian's term.
+    out.push((
+        "a warped derivative-weighted fbm under a turn",
+        graph(
+            27,
+            json!([
+                { "id": "p", "type": "perlin", "frequency": 3 },
+                { "id": "f", "type": "fbm", "source": "p", "octaves": 3, "derivative_weight": 1.5 },
+                { "id": "dx", "type": "simplex", "frequency": 2, "seed_offset": 1 },
+                { "id": "dy", "type": "simplex", "frequency": 2, "seed_offset": 2 },
+                { "id": "w", "type": "warp", "source": "f", "displace": ["dx", "dy"], "amplitude": 0.2 },
+                { "id": "out", "type": "transform", "source": "w", "rotate": -70, "translate": [2, 1] }
+            ]),
+        ),
+        near,
+    ));
+    out.push((
+        "a warped hybrid on a sphere",
+        graph(
+            29,
+            json!([
+                { "id": "p", "type": "perlin", "dims": 3, "frequency": 2 },
+                { "id": "f", "type": "hybrid", "source": "p", "octaves": 3 },
+                { "id": "d", "type": "perlin", "dims": 3, "frequency": 1.5, "seed_offset": 3 },
+                { "id": "w", "type": "warp", "source": "f", "displace": ["d", "d", "d"], "amplitude": 0.15 },
+                { "id": "out", "type": "sphere", "source": "w" }
+            ]),
+        ),
+        View::image(61, 47),
+    ));
     out
 }
 
@@ -1247,7 +1277,6 @@ fn compiled_graphs_of_mapped_nodes_match_the_cpu() {
             ],
             _ => vec![(NodeParam::Radius(0.7), "radius", json!(0.7))],
         };
-        let pipelines = ctx.pipeline_creations();
         for (param, field, value) in changes {
             compiled
                 .set_node_param("out", param)
@@ -1256,11 +1285,6 @@ fn compiled_graphs_of_mapped_nodes_match_the_cpu() {
         }
         let remapped = NoiseGraph::from_value(&rebuilt).unwrap();
         let diff = frame(&mut compiled).max_abs_diff(&common::cpu_field(&remapped, &moved));
-        assert_eq!(
-            ctx.pipeline_creations(),
-            pipelines,
-            "{label}: a new map compiled a pipeline"
-        );
         assert!(
             diff <= PARITY_TOLERANCE,
             "{label}, the mapping's fields changed: {diff}"
@@ -1268,13 +1292,18 @@ fn compiled_graphs_of_mapped_nodes_match_the_cpu() {
     }
 }
 
-/// A mapping's per-frame fields are refused naming the node and the field: a field of
-/// another mapping kind, a value out of the field's bounds, a non-finite number; the
-/// compiled graph keeps its map.
+/// A mapping's per-frame fields create no pipeline (a context of its own counts them), and
+/// bad ones are refused naming the node and the field: a field of another mapping kind, a
+/// value out of the field's bounds, a non-finite number; the compiled graph keeps its map.
 #[test]
-fn bad_per_frame_mapping_fields_are_refused() {
+fn per_frame_mapping_fields_compile_nothing_and_bad_ones_are_refused() {
     use noisegraph::gpu::{CompiledGraph, NodeParam};
-    let Some(ctx) = common::gpu() else { return };
+    use noisegraph::GpuContext;
+    let Some(shared) = common::gpu() else { return };
+    let ctx = std::sync::Arc::new(GpuContext::from_device(
+        shared.device().clone(),
+        shared.queue().clone(),
+    ));
     let g = graph(
         3,
         json!([
@@ -1285,6 +1314,40 @@ fn bad_per_frame_mapping_fields_are_refused() {
     );
     let view = View::image(16, 16);
     let mut compiled = CompiledGraph::new(&ctx, &g, None, view).expect("compile");
+    let target = compiled.create_target();
+    let frame = |compiled: &mut CompiledGraph| {
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        compiled.record(&mut encoder, &target).expect("record");
+        ctx.queue().submit(Some(encoder.finish()));
+        compiled.read_target(&target).expect("readback")
+    };
+    frame(&mut compiled);
+    let pipelines = ctx.pipeline_creations();
+    assert!(pipelines > 0, "the first frame compiled pipelines");
+    for turn in 0..10 {
+        let rotate = 30.0 + 7.0 * turn as f64;
+        compiled
+            .set_node_param("out", NodeParam::Rotate(rotate))
+            .expect("rotate");
+        compiled
+            .set_node_param(
+                "out",
+                NodeParam::Scale([1.0 + 0.1 * turn as f64, 0.9, 1.0, 1.0]),
+            )
+            .expect("scale");
+        frame(&mut compiled);
+    }
+    assert_eq!(
+        ctx.pipeline_creations(),
+        pipelines,
+        "a new map compiled a pipeline"
+    );
+    compiled
+        .set_node_param("out", NodeParam::Rotate(30.0))
+        .expect("rotate");
+    compiled
+        .set_node_param("out", NodeParam::Scale([1.0; 4]))
+        .expect("scale");
     for (node, param, words) in [
         ("out", NodeParam::Radius(0.5), "'radius'"),
         ("out", NodeParam::Angle(10.0), "angle"),
@@ -1301,13 +1364,6 @@ fn bad_per_frame_mapping_fields_are_refused() {
             "{param:?}: {err}"
         );
     }
-    let target = compiled.create_target();
-    let mut encoder = ctx.device().create_command_encoder(&Default::default());
-    compiled.record(&mut encoder, &target).expect("record");
-    ctx.queue().submit(Some(encoder.finish()));
-    let diff = compiled
-        .read_target(&target)
-        .expect("readback")
-        .max_abs_diff(&common::cpu_field(&g, &view));
+    let diff = frame(&mut compiled).max_abs_diff(&common::cpu_field(&g, &view));
     assert!(diff <= PARITY_TOLERANCE, "the map changed: {diff}");
 }
