@@ -1,7 +1,7 @@
 //! Point queries on the GPU: the exported module behind a compute entry point agrees with
-//! the CPU point query (near the origin and at 1e6, mapped nodes near the origin only, values within the parity tolerance,
-//! gradients within their tolerance), the record form writes a caller's buffer with the same
-//! numbers, and bad input is refused before anything runs.
+//! the CPU point query (near the origin and at 1e6, mapped nodes near the origin only; values
+//! within the parity tolerance, gradients within their tolerance), the record form writes a
+//! caller's buffer with the same numbers, and bad input is refused before anything runs.
 
 mod common;
 use common::{catalog, gpu};
