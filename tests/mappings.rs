@@ -257,6 +257,47 @@ fn gpu_matches_the_cpu_twin() {
     }
 }
 
+/// Specialized kernels (the octaves' numbers compiled in) of mapped stages that carry a state
+/// agree with the CPU in value and gradient form: every third of [`stateful_cases`] (each
+/// fractal, each map, a warp), small views.
+#[test]
+fn specialized_kernels_of_mapped_stateful_fractals_match_the_cpu() {
+    use noisegraph::Executor;
+    let Some(ctx) = common::gpu() else { return };
+    let always = RunOptions {
+        specialize: noisegraph::gpu::Specialize::Always,
+        ..RunOptions::default()
+    };
+    for (label, g, view) in stateful_cases().into_iter().step_by(3) {
+        let view = View {
+            size: [24, 20, 1],
+            ..view
+        };
+        let plan = Plan::new(&g, None).unwrap();
+        let cpu = Executor::Cpu.run(&plan, &view, &always).unwrap();
+        let gpu = ctx.run(&plan, &view, &always).unwrap();
+        let diff = gpu.max_abs_diff(&cpu);
+        assert!(diff <= PARITY_TOLERANCE, "{label}: {diff}");
+        let cpu = Executor::Cpu.run_gradient(&plan, &view, &always).unwrap();
+        let gpu = ctx.run_gradient(&plan, &view, &always).unwrap();
+        let scale = median(
+            cpu.data
+                .iter()
+                .map(|s| f64::from(s[1].hypot(s[2])))
+                .collect(),
+        )
+        .max(1.0) as f32;
+        for (c, g) in cpu.data.iter().zip(&gpu.data) {
+            assert!(
+                (c[0] - g[0]).abs() <= PARITY_TOLERANCE
+                    && (1..3)
+                        .all(|a| (c[a] - g[a]).abs() <= PARITY_TOLERANCE * scale.max(c[a].abs())),
+                "{label}: cpu {c:?}, gpu {g:?}"
+            );
+        }
+    }
+}
+
 /// The exact gradient (d/dx, d/dy of the mapped field along the view) against central
 /// differences: second order, under 1% of the typical gradient.
 #[test]
