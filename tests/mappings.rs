@@ -1335,7 +1335,8 @@ fn compiled_graphs_of_mapped_nodes_match_the_cpu() {
 
 /// A mapping's per-frame fields create no pipeline (a context of its own counts them), and
 /// bad ones are refused naming the node and the field: a field of another mapping kind, a
-/// value out of the field's bounds, a non-finite number; the compiled graph keeps its map.
+/// value out of the field's bounds, a non-finite number, a mapping the compiled output does
+/// not read; the compiled graph keeps its map.
 #[test]
 fn per_frame_mapping_fields_compile_nothing_and_bad_ones_are_refused() {
     use noisegraph::gpu::{CompiledGraph, NodeParam};
@@ -1350,7 +1351,8 @@ fn per_frame_mapping_fields_compile_nothing_and_bad_ones_are_refused() {
         json!([
             { "id": "p", "type": "perlin", "frequency": 3 },
             { "id": "f", "type": "hybrid", "source": "p", "octaves": 3 },
-            { "id": "out", "type": "transform", "source": "f", "rotate": 30 }
+            { "id": "out", "type": "transform", "source": "f", "rotate": 30 },
+            { "id": "aside", "type": "transform", "source": "p", "rotate": 10 }
         ]),
     );
     let view = View::image(16, 16);
@@ -1395,6 +1397,7 @@ fn per_frame_mapping_fields_compile_nothing_and_bad_ones_are_refused() {
         ("out", NodeParam::Scale([1e7, 1.0, 1.0, 1.0]), "scale"),
         ("out", NodeParam::Rotate(f64::NAN), "finite"),
         ("p", NodeParam::Rotate(10.0), "'rotate'"),
+        ("aside", NodeParam::Rotate(20.0), "not evaluated"),
     ] {
         let err = compiled
             .set_node_param(node, param)

@@ -683,6 +683,16 @@ impl CompiledGraph {
                 param.field()
             )));
         }
+        let by_id = crate::graph::walk::index_by_id(&self.graph);
+        let target = self.node.as_deref().unwrap_or(&self.graph.output);
+        let (reachable, _) =
+            crate::graph::walk::post_order(&self.graph, &by_id, by_id.get(target).copied());
+        if !reachable.iter().any(|&i| self.graph.nodes[i].id == node) {
+            return Err(Error::InvalidRequest(format!(
+                "node '{node}', field '{}': the node is not evaluated by the compiled output '{target}'",
+                param.field()
+            )));
+        }
         entry[param.field()] = match param {
             NodeParam::Translate(v) | NodeParam::Scale(v) => serde_json::json!(v[..dims.min(4)]),
             NodeParam::Rotate(v)

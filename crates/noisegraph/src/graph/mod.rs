@@ -11,7 +11,7 @@ mod node;
 mod plan;
 pub mod schema;
 mod validate;
-mod walk;
+pub(crate) mod walk;
 
 pub use builder::{GraphBuilder, NodeBuilder};
 pub use gradient::{gradient_plan, gradient_refusal, plan_gradient_refusal};
