@@ -554,13 +554,20 @@ impl<'a> Module<'a> {
                 } else {
                     format!("{}({sum}, {term})", lib("lattice_add"))
                 };
-                // The fraction's share, fraction * factor.
-                sum = format!(
-                    "{}({sum}, {}(fraction.{}, vec3<u32>({ki}u, {kh}u, {kl}u)))",
-                    lib("lattice_add"),
+                // The fraction's share, fraction * factor. The encoding holds factor + m 2^32
+                // (its integer part taken mod 2^32): for an integer cell that vanishes mod
+                // 2^32, for the fraction it adds m * fraction whole cells, taken back here.
+                let mut share = format!(
+                    "{}(fraction.{}, vec3<u32>({ki}u, {kh}u, {kl}u))",
                     lib("lattice_mul_fraction"),
                     AXES[b]
                 );
+                let m = ((ki as f64 - factor.floor()) / 4_294_967_296.0).round();
+                let m = m.rem_euclid(4_294_967_296.0) as u64 as u32;
+                if m != 0 {
+                    share = format!("({share} - vec2<u32>(fraction.{} * {m}u, 0u))", AXES[b]);
+                }
+                sum = format!("{}({sum}, {share})", lib("lattice_add"));
                 first = false;
             }
             let _ = writeln!(s, "    let s{a} = {sum};");

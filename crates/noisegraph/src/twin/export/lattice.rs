@@ -46,7 +46,9 @@ pub fn lattice_mul(cell: i32, k: [u32; 3]) -> [u32; 2] {
 }
 
 /// `f * K` in 32.32 fixed point for a fraction `f` in 0.32 fixed point, `k` as in
-/// [`lattice_mul`]: bits below 2^-64 dropped (twin of `lattice_mul_fraction`).
+/// [`lattice_mul`]: bits below 2^-64 dropped (twin of `lattice_mul_fraction`). `k` encodes
+/// `K + m 2^32` (the integer part mod 2^32, m = 1 for a negative K above -2^32), so the
+/// product holds `m * f * 2^32` more whole cells, which a caller with a negative K subtracts.
 #[inline(always)]
 pub fn lattice_mul_fraction(f: u32, k: [u32; 3]) -> [u32; 2] {
     let whole = lattice_mul_wide(f, k[0]);
@@ -138,6 +140,27 @@ mod tests {
             let got = ((whole as u64) << 32) | fraction as u64;
             let below = exact.wrapping_sub(got);
             assert!(below <= 2, "f {f:#x} k {k:?}: {got:#x} vs {exact:#x}");
+        }
+    }
+
+    /// A negative K: the product less `m * f` whole cells (m = 1 here, see
+    /// [`lattice_mul_fraction`]) is f * K truncated, modulo 2^32 on the integer part.
+    #[test]
+    fn mul_fraction_of_a_negative_constant_takes_the_wrap_back() {
+        let mut x = 0x5eed_1234u32;
+        for _ in 0..10_000 {
+            x = x.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+            let kv = -((x >> 9) as f64 / 977.0) - 0.3;
+            let k = fixed_constant(kv);
+            let f = x.rotate_left(7);
+            let [whole, fraction] = lattice_mul_fraction(f, k);
+            let got = (((whole.wrapping_sub(f)) as u64) << 32) | fraction as u64;
+            // The encoded K (units of 2^-64) less its wrap, times f, floored to 2^-32 units.
+            let kf =
+                (((k[0] as i128) << 64) | ((k[1] as i128) << 32) | k[2] as i128) - (1i128 << 96);
+            let exact = ((f as i128 * kf) >> 64) as u64;
+            let below = exact.wrapping_sub(got);
+            assert!(below <= 2, "f {f:#x} K {kv}: {got:#x} vs {exact:#x}");
         }
     }
 
