@@ -406,7 +406,7 @@ pub fn simplex_2d_row_is_small(row: &SampleRow, n: usize) -> bool {
         (x + s).abs() < crate::twin::SMALL_COORDINATE
             && (row.local[1] + s).abs() < crate::twin::SMALL_COORDINATE
     };
-    row.local_x.len() >= n && row.local_x[..n].iter().all(|&x| small(x))
+    row.local_x.len() >= n && row.local_x[..n].iter().fold(true, |all, &x| all & small(x))
 }
 
 /// `simplex_2d` along a row for which [`simplex_2d_row_is_small`] holds: the twin's operations
