@@ -349,3 +349,27 @@ fn the_readme_node_tables_are_the_schemas() {
         std::fs::write(path, readme).unwrap();
     }
 }
+
+#[test]
+fn the_layout_field_is_accepted_and_ignored() {
+    let plain = r#"{"seed": 2, "output": "f", "nodes": [
+        {"id": "p", "type": "perlin", "frequency": 3},
+        {"id": "f", "type": "fbm", "source": "p", "octaves": 2}]}"#;
+    let with_layout = r#"{"seed": 2, "output": "f",
+        "layout": {"p": [10, 20], "f": [200.5, -4], "gone": "anything"},
+        "nodes": [
+        {"id": "p", "type": "perlin", "frequency": 3},
+        {"id": "f", "type": "fbm", "source": "p", "octaves": 2}]}"#;
+    let a = NoiseGraph::from_json(plain).unwrap();
+    let b = NoiseGraph::from_json(with_layout).unwrap();
+    assert_eq!(a, b, "the layout changes nothing the engine reads");
+    assert_eq!(noisegraph::graph::LAYOUT_FIELD, "layout");
+    // Any other unknown top-level field is still an error, with a hint for a near miss.
+    let e = NoiseGraph::from_json(&with_layout.replace("\"layout\"", "\"layuot\"")).unwrap_err();
+    assert!(
+        e.0.iter().any(|i| i.node.is_none()
+            && i.field == "layuot"
+            && i.message.contains("did you mean 'layout'")),
+        "{e}"
+    );
+}

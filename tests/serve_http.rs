@@ -630,3 +630,80 @@ fn flow_modes_carry_the_exact_gradient_and_curl() {
     assert_eq!(reply.status, 200);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_editors_routes_export_thumbnails_costs_and_wgsl() {
+    let server = serve(&[]);
+    let dir = temp_dir("editor");
+    let graph = json!({ "seed": 4, "output": "f", "layout": { "p": [0, 0] }, "nodes": [
+        { "id": "p", "type": "perlin", "frequency": 3 },
+        { "id": "f", "type": "fbm", "source": "p", "octaves": 3 }] });
+    let file = dir.join("g.json");
+    std::fs::write(&file, graph.to_string()).unwrap();
+    // Every bake format, byte for byte what `bake --format` writes (PNG: its pixels).
+    for format in ["png", "png16", "exr", "npy"] {
+        let view =
+            json!({ "graph": graph, "size": [24, 16], "origin": ["0.5", 2], "format": format });
+        let reply = post(server.port, "/api/export", &view);
+        assert_eq!(reply.status, 200, "{format}: {}", reply.head);
+        let ext = if format == "png16" { "png" } else { format };
+        let baked = dir.join(format!("f-{format}.{ext}"));
+        bake(&[
+            file.to_str().unwrap(),
+            "-o",
+            baked.to_str().unwrap(),
+            "--size",
+            "24x16",
+            "--origin",
+            "0.5,2",
+            "--format",
+            format,
+        ]);
+        let expected = std::fs::read(&baked).unwrap();
+        match format {
+            "png" | "png16" => {
+                assert_eq!(png_pixels(&reply.body), png_pixels(&expected), "{format}")
+            }
+            "npy" => assert_eq!(reply.body, expected, "npy"),
+            _ => assert_eq!(&reply.body[..4], &expected[..4], "exr magic"),
+        }
+    }
+    let bad = post(
+        server.port,
+        "/api/export",
+        &json!({ "graph": graph, "format": "tiff" }),
+    );
+    assert_eq!(bad.status, 422);
+    assert!(String::from_utf8_lossy(&bad.body).contains("format"));
+
+    let thumbs = post(
+        server.port,
+        "/api/thumbnails",
+        &json!({ "graph": graph, "size": [8, 8] }),
+    )
+    .json();
+    let list = thumbs["thumbnails"].as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    assert!(list
+        .iter()
+        .all(|t| t["gray"].as_array().unwrap().len() == 64));
+    let costs = post(
+        server.port,
+        "/api/costs",
+        &json!({ "graph": graph, "size": [16, 16] }),
+    )
+    .json();
+    assert!(costs["costs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["total_ms"].as_f64().unwrap() > 0.0));
+    let wgsl = post(
+        server.port,
+        "/api/wgsl",
+        &json!({ "graph": graph, "node": "p" }),
+    )
+    .json();
+    assert!(wgsl["source"].as_str().unwrap().contains("fn p("));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,11 +7,15 @@
 //! `/page.css`, `GET /api/meta` (the engine's node schema, flow modes, the file, the backend), `GET /api/presets`, `GET /api/file`
 //! (text and version), `GET /api/file/version` (polled by the page), `POST /api/render`
 //! (the preview: JSON statistics and f32 samples, see `render::pack`), `POST /api/png`
-//! (what `bake` writes for the same view), `POST /api/save`.
+//! (what `bake` writes for the same view), `POST /api/export` (the same in any format `bake`
+//! writes), `POST /api/thumbnails` and `POST /api/costs` (per node, see `nodes`),
+//! `POST /api/parity` (GPU versus CPU per node), `POST /api/wgsl` (a node's WGSL module),
+//! `POST /api/save`.
 
 mod graph_file;
 mod http;
 mod meta;
+mod nodes;
 mod render;
 
 use std::io::Write;
@@ -21,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::Args;
+use noisegraph::io::Format;
 use noisegraph::{Backend, Executor, NoiseGraph};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -77,15 +82,20 @@ const PAGE_CSS: &str = include_str!("page/page.css");
 /// resolves their imports). `main.js` starts the page.
 const PAGE_MODULES: &[(&str, &str)] = &[
     ("api.js", include_str!("page/api.js")),
+    ("canvas.js", include_str!("page/canvas.js")),
     ("controls.js", include_str!("page/controls.js")),
+    ("costs.js", include_str!("page/costs.js")),
     ("dom.js", include_str!("page/dom.js")),
     ("errors.js", include_str!("page/errors.js")),
     ("file.js", include_str!("page/file.js")),
     ("flow.js", include_str!("page/flow.js")),
     ("graph.js", include_str!("page/graph.js")),
+    ("history.js", include_str!("page/history.js")),
     ("main.js", include_str!("page/main.js")),
+    ("mesh.js", include_str!("page/mesh.js")),
     ("schema.js", include_str!("page/schema.js")),
     ("state.js", include_str!("page/state.js")),
+    ("thumbs.js", include_str!("page/thumbs.js")),
     ("values.js", include_str!("page/values.js")),
     ("view.js", include_str!("page/view.js")),
 ];
@@ -265,11 +275,17 @@ fn handle(state: &State, request: &Request) -> Response {
         ("GET", "/api/presets") => presets(),
         ("GET", "/api/file") => file_text(state),
         ("GET", "/api/file/version") => file_version(state),
-        ("POST", "/api/render") => preview(state, request, false),
-        ("POST", "/api/png") => preview(state, request, true),
+        ("POST", "/api/render") => preview(state, request, None),
+        ("POST", "/api/png") => preview(state, request, Some(Format::Png)),
+        ("POST", "/api/export") => export(state, request),
+        ("POST", "/api/thumbnails") => per_node(state, request, false),
+        ("POST", "/api/costs") => per_node(state, request, true),
+        ("POST", "/api/parity") => parity(state, request),
+        ("POST", "/api/wgsl") => wgsl(request),
         ("POST", "/api/save") => save(state, request),
         (_, "/" | "/index.html" | "/page.css" | "/api/meta" | "/api/presets")
-        | (_, "/api/file" | "/api/file/version" | "/api/render" | "/api/png" | "/api/save") => {
+        | (_, "/api/file" | "/api/file/version" | "/api/render" | "/api/png" | "/api/save")
+        | (_, "/api/export" | "/api/thumbnails" | "/api/costs" | "/api/parity" | "/api/wgsl") => {
             Response::text(
                 405,
                 format!("{} {}: method not allowed", request.method, request.path),
@@ -334,11 +350,98 @@ fn parse_body<T: for<'de> Deserialize<'de>>(request: &Request) -> Result<T, Resp
     })
 }
 
-fn preview(state: &State, request: &Request, as_png: bool) -> Response {
+/// `/api/export`: the view in the request's `format`.
+fn export(state: &State, request: &Request) -> Response {
+    let req: PreviewRequest = match parse_body(request) {
+        Ok(r) => r,
+        Err(response) => return response,
+    };
+    match Format::parse(req.format.as_deref().unwrap_or("png")) {
+        Ok(format) => preview(state, request, Some(format)),
+        Err(e) => Response::json(
+            422,
+            &json!({ "errors": [{ "node": null, "field": "format", "message": e.to_string() }] }),
+        ),
+    }
+}
+
+fn content_type(format: Format) -> &'static str {
+    match format {
+        Format::Png | Format::Png16 => "image/png",
+        Format::Exr => "image/x-exr",
+        Format::Npy => "application/octet-stream",
+    }
+}
+
+/// Thumbnails (`costs` false) or costs of the request's nodes: one render at a time, as
+/// previews; a page's newer thumbnail request drops its older one still waiting.
+fn per_node(state: &State, request: &Request, costs: bool) -> Response {
+    let req: nodes::NodesRequest = match parse_body(request) {
+        Ok(r) => r,
+        Err(response) => return response,
+    };
+    let session = req
+        .session
+        .as_deref()
+        .map(|s| format!("{s}:{}", if costs { "costs" } else { "thumbnails" }));
+    let generation = req.generation;
+    let outcome = state.queue.run(session.as_deref(), generation, || {
+        if costs {
+            Ok(nodes::costs(&state.executor, &req, &state.backend))
+        } else {
+            nodes::thumbnails(&state.executor, &req)
+        }
+    });
+    match outcome {
+        None => Response::json(
+            409,
+            &json!({ "generation": generation, "superseded": true }),
+        ),
+        Some(Ok(mut answer)) => {
+            answer["generation"] = json!(generation);
+            Response::json(200, &answer)
+        }
+        Some(Err(message)) => Response::json(422, &json!({ "error": message })),
+    }
+}
+
+fn parity(state: &State, request: &Request) -> Response {
+    let req: PreviewRequest = match parse_body(request) {
+        Ok(r) => r,
+        Err(response) => return response,
+    };
+    let gpu = match nodes::parity_gpu(&state.executor) {
+        Ok(gpu) => gpu,
+        Err(message) => return Response::json(503, &json!({ "error": message })),
+    };
+    match state.queue.run(None, 0, || nodes::parity(&gpu, &req)) {
+        Some(Ok(answer)) => Response::json(200, &answer),
+        Some(Err(issues)) => {
+            Response::json(422, &json!({ "errors": render::issues_json(&issues) }))
+        }
+        None => Response::json(409, &json!({ "superseded": true })),
+    }
+}
+
+fn wgsl(request: &Request) -> Response {
+    let req: nodes::WgslRequest = match parse_body(request) {
+        Ok(r) => r,
+        Err(response) => return response,
+    };
+    match nodes::wgsl(&req) {
+        Ok(answer) => Response::json(200, &answer),
+        Err(issues) => Response::json(422, &json!({ "errors": render::issues_json(&issues) })),
+    }
+}
+
+/// A preview (`file` None: the page's binary message) or a file of the view in `file`'s
+/// format.
+fn preview(state: &State, request: &Request, file: Option<Format>) -> Response {
     let mut req: PreviewRequest = match parse_body(request) {
         Ok(r) => r,
         Err(response) => return response,
     };
+    let as_png = file.is_some();
     if as_png {
         // The PNG is the values; the flow view's vectors would only cost time.
         req.flow = None;
@@ -358,10 +461,16 @@ fn preview(state: &State, request: &Request, as_png: bool) -> Response {
             422,
             &json!({ "generation": generation, "errors": render::issues_json(&issues) }),
         ),
-        Some(Ok(preview)) if as_png => match render::png(&preview) {
-            Ok(bytes) => Response::bytes(200, "image/png", bytes),
-            Err(e) => Response::json(500, &json!({ "error": format!("PNG encoding: {e}") })),
-        },
+        Some(Ok(preview)) if as_png => {
+            let format = file.unwrap_or(Format::Png);
+            match render::encode(&preview, format) {
+                Ok(bytes) => Response::bytes(200, content_type(format), bytes),
+                Err(e) => Response::json(
+                    500,
+                    &json!({ "error": format!("{} encoding: {e}", format.name()) }),
+                ),
+            }
+        }
         Some(Ok(preview)) => Response::bytes(
             200,
             "application/octet-stream",

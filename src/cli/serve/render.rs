@@ -9,7 +9,7 @@ use std::time::Instant;
 use noisegraph::analysis::{power_spectrum, stats};
 use noisegraph::gpu::Specialize;
 use noisegraph::graph::gradient_refusal;
-use noisegraph::io::gray8;
+use noisegraph::io::{encode_field, Format};
 use noisegraph::{Error, Executor, Field, GraphIssue, NoiseGraph, Plan, RunOptions, View};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -64,6 +64,9 @@ pub struct PreviewRequest {
     /// The flow mode shown (one of [`FLOW_MODES`]).
     #[serde(default)]
     pub flow: Option<String>,
+    /// For `/api/export`: the file format (`png`, `png16`, `exr`, `npy`, as `bake --format`).
+    #[serde(default)]
+    pub format: Option<String>,
 }
 
 fn default_size() -> [u32; 2] {
@@ -141,7 +144,7 @@ fn coordinates(
 
 /// Validates the request: every problem at once, each naming its node (for the graph's) and
 /// field.
-fn parse_request(
+pub fn parse_request(
     request: &PreviewRequest,
 ) -> Result<(NoiseGraph, String, View, bool), Vec<GraphIssue>> {
     let mut issues = Vec::new();
@@ -342,23 +345,10 @@ pub fn pack(preview: &Preview, generation: u64, backend: &str) -> Vec<u8> {
     out
 }
 
-/// The preview as an 8-bit grey PNG with the pixels `bake` writes for the same view.
-pub fn png(preview: &Preview) -> Result<Vec<u8>, String> {
-    let field = &preview.field;
-    let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, field.width, field.height);
-    encoder.set_color(png::ColorType::Grayscale);
-    encoder.set_depth(png::BitDepth::Eight);
-    let pixels: Vec<u8> = field
-        .data
-        .iter()
-        .map(|&v| gray8(v, preview.range))
-        .collect();
-    encoder
-        .write_header()
-        .and_then(|mut w| w.write_image_data(&pixels))
-        .map_err(|e| e.to_string())?;
-    Ok(out)
+/// The preview as the file `bake --format FORMAT` writes for the same view (the same
+/// samples; PNG levels from the preview's range).
+pub fn encode(preview: &Preview, format: Format) -> Result<Vec<u8>, String> {
+    encode_field(&preview.field, format, preview.range).map_err(|e| e.to_string())
 }
 
 /// Renders one request at a time (a render uses every core) and drops a waiting request

@@ -11,6 +11,11 @@ use super::NoiseGraph;
 use crate::error::{GraphErrors, GraphIssue};
 use crate::family::{self, FamilyParams, ParamKind, ParamValue};
 
+/// The optional top-level field of a graph that the engine ignores: editors keep their own
+/// data there (`noisegraph serve` writes `{"NODE_ID": [x, y], ...}`, each node's position on
+/// its canvas). Any JSON value is accepted and nothing in it is checked.
+pub const LAYOUT_FIELD: &str = "layout";
+
 /// Largest octave count a fractal node accepts.
 pub const MAX_OCTAVES: u32 = 32;
 
@@ -645,6 +650,9 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
             vec![]
         }
     };
+    // Editors' own data (`noisegraph serve` keeps node positions there): read past, never
+    // checked, never written back by `to_json`.
+    let _ = top.get(LAYOUT_FIELD);
     top.finish();
 
     let mut nodes = Vec::new();

@@ -13,7 +13,7 @@ mod walk;
 
 pub use builder::{GraphBuilder, NodeBuilder};
 pub use gradient::{gradient_plan, gradient_refusal, plan_gradient_refusal};
-pub use json::MAX_OCTAVES;
+pub use json::{LAYOUT_FIELD, MAX_OCTAVES};
 pub use node::*;
 pub use plan::*;
 pub use schema::{node_schema, schema};

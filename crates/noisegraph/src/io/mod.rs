@@ -262,6 +262,72 @@ pub fn write_field(field: &Field, path: &Path, format: Format, range: (f32, f32)
     writer.finish()
 }
 
+/// PNG sample bytes of `data`: 8-bit grey, or 16-bit big-endian, mapped from `range`.
+fn png_samples(data: &[f32], range: (f32, f32), sixteen: bool, out: &mut Vec<u8>) {
+    if sixteen {
+        out.extend(
+            data.iter()
+                .flat_map(|&v| (((normalize(v, range) * 65535.0).round()) as u16).to_be_bytes()),
+        );
+    } else {
+        out.extend(data.iter().map(|&v| gray8(v, range)));
+    }
+}
+
+/// A field encoded in memory as [`write_field`] would write it to a file (the same samples;
+/// for a page that downloads a bake without a file on the server). `range` maps to
+/// black..white for the PNG formats.
+pub fn encode_field(field: &Field, format: Format, range: (f32, f32)) -> Result<Vec<u8>> {
+    let (w, h) = (field.width, field.height * field.depth.max(1));
+    let encode = |e: String| Error::Encode {
+        path: "(in memory)".into(),
+        message: e,
+    };
+    match format {
+        Format::Png | Format::Png16 => {
+            let sixteen = format == Format::Png16;
+            let mut samples = Vec::new();
+            png_samples(&field.data, range, sixteen, &mut samples);
+            let mut out = Vec::new();
+            let mut encoder = png::Encoder::new(&mut out, w, h);
+            encoder.set_color(png::ColorType::Grayscale);
+            encoder.set_depth(if sixteen {
+                png::BitDepth::Sixteen
+            } else {
+                png::BitDepth::Eight
+            });
+            encoder
+                .write_header()
+                .and_then(|mut writer| writer.write_image_data(&samples))
+                .map_err(|e| encode(e.to_string()))?;
+            Ok(out)
+        }
+        Format::Npy => {
+            let shape: Vec<usize> = if field.depth > 1 {
+                vec![
+                    field.depth as usize,
+                    field.height as usize,
+                    field.width as usize,
+                ]
+            } else {
+                vec![field.height as usize, field.width as usize]
+            };
+            let mut out = npy_header(&shape);
+            out.extend(field.data.iter().flat_map(|v| v.to_le_bytes()));
+            Ok(out)
+        }
+        Format::Exr => {
+            let pixels: Vec<f32> = field.data.iter().flat_map(|&v| [v, v, v]).collect();
+            let img = image::Rgb32FImage::from_raw(w, h, pixels)
+                .ok_or_else(|| encode("the field's size does not match its samples".into()))?;
+            let mut out = std::io::Cursor::new(Vec::new());
+            img.write_to(&mut out, image::ImageFormat::OpenExr)
+                .map_err(|e| encode(e.to_string()))?;
+            Ok(out.into_inner())
+        }
+    }
+}
+
 /// A grayscale PNG stream of `width` x `height` pixels, 8 or 16 bits, writing to `file`.
 fn png_stream(
     file: File,
@@ -470,13 +536,7 @@ impl StreamWriter {
             Encoder::Png { stream, sixteen } => {
                 for chunk in data.chunks(CHUNK) {
                     bytes.clear();
-                    if *sixteen {
-                        bytes.extend(chunk.iter().flat_map(|&v| {
-                            (((normalize(v, range) * 65535.0).round()) as u16).to_be_bytes()
-                        }));
-                    } else {
-                        bytes.extend(chunk.iter().map(|&v| gray8(v, range)));
-                    }
+                    png_samples(chunk, range, *sixteen, &mut bytes);
                     stream.write_all(&bytes).map_err(io_err(&path))?;
                 }
             }

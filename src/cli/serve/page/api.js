@@ -14,6 +14,13 @@ export const fetchFileVersion = () => getJson('/api/file/version');
 export const postRender = (body) => postJson('/api/render', body);
 export const postPng = (body) => postJson('/api/png', body);
 export const postSave = (body) => postJson('/api/save', body);
+// The view in a format `bake` writes (body.format), per-node thumbnails and costs, the
+// GPU/CPU parity of the view, a node's WGSL module.
+export const postExport = (body) => postJson('/api/export', body);
+export const postThumbnails = (body) => postJson('/api/thumbnails', body);
+export const postCosts = (body) => postJson('/api/costs', body);
+export const postParity = (body) => postJson('/api/parity', body);
+export const postWgsl = (body) => postJson('/api/wgsl', body);
 
 // The preview message: u32 length, JSON header, padding to 4 bytes, f32 samples; for a
 // gradient or curl flow view (header.flow), then two f32 per pixel, its vectors in view units.

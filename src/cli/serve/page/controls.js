@@ -15,7 +15,7 @@ function row(nodeId, f, ...content) {
 function setField(node, field, value, structural) {
   if (value === undefined) delete node[field];
   else node[field] = value;
-  graphChanged({ structural });
+  graphChanged({ structural, key: `${node.id}.${field}` });
 }
 
 function numberControl(node, f) {

@@ -1,6 +1,7 @@
 // The engine's problems, each shown at its field.
 import { $, el } from './dom.js';
 import { markStale } from './view.js';
+import { showNodeIssues } from './canvas.js';
 
 function rowFor(node, field) {
   const sel = node === null
@@ -42,6 +43,7 @@ export function clearErrors() {
   for (const b of document.querySelectorAll('.errors')) b.replaceChildren();
   $('preview-error').hidden = true;
   $('preview-error').textContent = '';
+  showNodeIssues([]);
 }
 
 // The engine's problems, each at its field; the last good image stays, marked stale.
@@ -52,6 +54,7 @@ export function showErrors(issues) {
     showFieldError(i.node ?? null, i.field, i.message);
     lines.push(i.node ? `node '${i.node}', ${i.field}: ${i.message}` : `${i.field}: ${i.message}`);
   }
+  showNodeIssues(issues);
   const box = $('preview-error');
   box.textContent = `${issues.length} problem${issues.length === 1 ? '' : 's'} (marked at the fields):\n${lines.join('\n')}`;
   box.hidden = false;

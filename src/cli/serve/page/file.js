@@ -1,5 +1,6 @@
 // The bake command line, Save, reloading the file when it changes on disk, downloads.
-import { fetchFile, fetchFileVersion, postPng, postSave } from './api.js';
+import { fetchFile, fetchFileVersion, postExport, postPng, postSave, postWgsl } from './api.js';
+import { resetHistory } from './history.js';
 import { $, el } from './dom.js';
 import { showErrors } from './errors.js';
 import { loadText } from './graph.js';
@@ -14,7 +15,10 @@ export function updateBake() {
   if (!state.meta) return;
   const r = viewRequest();
   const graphPath = state.file.path ?? 'graph.json';
-  const parts = ['noisegraph', 'bake', shellQuote(graphPath), '-o', shellQuote(`${state.viewed ?? 'out'}.png`), '--size', `${r.size[0]}x${r.size[1]}`];
+  const format = $('export-format') ? $('export-format').value : 'png';
+  const ext = format === 'png16' ? 'png' : format;
+  const parts = ['noisegraph', 'bake', shellQuote(graphPath), '-o', shellQuote(`${state.viewed ?? 'out'}.${ext}`), '--size', `${r.size[0]}x${r.size[1]}`];
+  if (format === 'png16') parts.push('--format', 'png16');
   if (state.graph && state.viewed && state.viewed !== state.graph.output) parts.push('--node', shellQuote(state.viewed));
   if (r.origin.some((v) => Number(v) !== 0)) parts.push('--origin', shellQuote(r.origin.join(',')));
   if (r.extent.some((v) => Number(v) !== 1)) parts.push('--extent', shellQuote(r.extent.join(',')));
@@ -24,6 +28,7 @@ export function updateBake() {
   if (!state.file.path) noteText = 'Download the JSON as graph.json first (serve was started without a graph file).';
   else if (isDirty()) noteText = `Save first: the shown graph differs from ${state.file.path}.`;
   if (state.view.mode === 'tiled') noteText += ' (The tiled view repeats one image; bake writes it once.)';
+  if (state.view.mode === '3d') noteText += ' (bake writes the heights; `--normal-map` writes normals.)';
   $('bake-note').textContent = noteText.trim();
 }
 
@@ -56,6 +61,7 @@ async function loadFile(reason) {
   state.file.version = answer.version;
   state.file.loadedCanonical = canonical(answer.text);
   loadText(answer.text, { reason });
+  resetHistory($('json').value);
   updateDirty();
 }
 
@@ -117,4 +123,39 @@ export async function downloadPng() {
     return;
   }
   download(`${state.viewed ?? 'preview'}.png`, await response.blob());
+}
+
+// The view in the chosen format (`bake --format`): the file `bake` writes for it.
+export async function downloadFile() {
+  const format = $('export-format').value;
+  const response = await postExport({ ...viewRequest(), flow: undefined, format });
+  if (response.status !== 200) {
+    const answer = await response.json().catch(() => ({}));
+    showErrors(answer.errors || [{ node: null, field: 'render', message: answer.error || `HTTP ${response.status}` }]);
+    return;
+  }
+  const ext = format === 'png16' ? 'png' : format;
+  download(`${state.viewed ?? 'preview'}.${ext}`, await response.blob());
+}
+
+// The viewed node as a WGSL module (`noisegraph wgsl --node ID`): shown and copied.
+export async function copyWgsl() {
+  const response = await postWgsl({ graph: state.graph, node: state.viewed ?? undefined });
+  const answer = await response.json().catch(() => ({}));
+  const box = $('wgsl-source');
+  if (response.status !== 200) {
+    box.textContent = (answer.errors || []).map((e) => `${e.node ? `node '${e.node}', ` : ''}${e.field}: ${e.message}`).join('\n') || answer.error || `HTTP ${response.status}`;
+    $('wgsl-details').open = true;
+    return;
+  }
+  box.textContent = answer.source;
+  box.dataset.node = answer.node;
+  $('wgsl-note').textContent = `fn ${answer.name}(p), ${answer.name}_precise(cell, local)${answer.no_gradient ? '' : `, ${answer.name}_grad(p)`} for node '${answer.node}'${answer.note ? `; ${answer.note}` : ''}`;
+  $('wgsl-details').open = true;
+  try {
+    await navigator.clipboard.writeText(answer.source);
+    $('wgsl-note').textContent += ' (copied)';
+  } catch {
+    // No clipboard (an insecure origin or a denied permission): the text is shown to copy.
+  }
 }

@@ -95,6 +95,9 @@ export function setMode(mode) {
   $('mode').value = mode;
   $('particles').hidden = mode !== 'flow';
   $('flow-controls').hidden = mode !== 'flow';
+  $('mesh').hidden = mode !== '3d';
+  $('image').hidden = mode === '3d';
+  $('mesh-controls').hidden = mode !== '3d';
   drawPreview();
   if (mode === 'flow') {
     resetParticles(true);

@@ -3,9 +3,13 @@ import { $ } from './dom.js';
 import { buildControls, updateTimeControls } from './controls.js';
 import { clearFieldError, showFieldError } from './errors.js';
 import { note, updateBake, updateDirty } from './file.js';
-import { candidates, categoryOf, dimsOf, fieldsOf, inputsOf } from './schema.js';
+import { candidates, categoryOf, dimsOf, fieldsOf, inputCount, inputsOf } from './schema.js';
 import { ids, nodes, state } from './state.js';
 import { markStale, requestRender } from './view.js';
+import { drawCanvas } from './canvas.js';
+import { remember } from './history.js';
+import { requestThumbnails } from './thumbs.js';
+import { costsStale } from './costs.js';
 
 // JSON on one line, with a space after each colon and comma.
 function inline(v) {
@@ -31,7 +35,8 @@ function formatGraph(g) {
 
 // After any change of the working graph: the JSON text follows, the cards are rebuilt when
 // the change alters which controls exist, and a render is asked for.
-export function graphChanged({ structural = false, fromText = false } = {}) {
+// `key` names the control that made the change (undo folds quick changes of one control).
+export function graphChanged({ structural = false, fromText = false, key = null } = {}) {
   if (!fromText) {
     $('json').value = formatGraph(state.graph);
     clearFieldError('json');
@@ -40,7 +45,47 @@ export function graphChanged({ structural = false, fromText = false } = {}) {
   else updateTimeControls();
   updateDirty();
   updateBake();
+  drawCanvas();
+  remember(fromText ? 'json' : key);
+  costsStale();
   requestRender();
+  requestThumbnails();
+}
+
+// After nodes moved on the canvas: the JSON follows (their `layout`), nothing renders.
+export function layoutChanged() {
+  $('json').value = formatGraph(state.graph);
+  updateDirty();
+  remember('layout');
+}
+
+// The position of every node on the canvas (the graph's `layout` field, which the engine
+// ignores): `[x, y]` in canvas units.
+export function layoutOf() {
+  const l = state.graph && state.graph.layout;
+  return l && typeof l === 'object' && !Array.isArray(l) ? l : null;
+}
+export function setPosition(id, xy) {
+  if (!state.graph) return;
+  if (!layoutOf()) state.graph.layout = {};
+  state.graph.layout[id] = [Math.round(xy[0]), Math.round(xy[1])];
+}
+
+// Wires: `node`'s input `name` (slot `index` of a list) reads `from`; `from` null
+// disconnects it (a single input is removed, a list's slot emptied: the engine then says
+// what the node lacks).
+export function connect(node, input, index, from) {
+  if (input.count === 'one') {
+    if (from === null) delete node[input.name];
+    else node[input.name] = from;
+  } else {
+    const count = inputCount(node, input);
+    const list = Array.isArray(node[input.name]) ? node[input.name].slice(0, count) : [];
+    while (list.length < count) list.push('');
+    list[index] = from ?? '';
+    node[input.name] = list;
+  }
+  graphChanged({ structural: true });
 }
 
 function uniqueId(base) {
@@ -70,18 +115,33 @@ function newNode(type) {
   return node;
 }
 
-export function addNode() {
-  if (!state.graph) return;
+// Adds a node of `type` (the add select's when not given), at canvas position `at` when
+// given, and views it.
+export function addNode(type, at) {
+  if (!state.graph) return null;
   if (!Array.isArray(state.graph.nodes)) state.graph.nodes = [];
-  const node = newNode($('add-type').value);
+  const node = newNode(typeof type === 'string' ? type : $('add-type').value);
   state.graph.nodes.push(node);
+  if (at) setPosition(node.id, at);
   state.viewed = node.id;
+  state.selected = new Set([node.id]);
   graphChanged({ structural: true });
+  return node;
 }
 
 export function removeNode(node) {
-  state.graph.nodes = state.graph.nodes.filter((n) => n !== node);
-  if (state.viewed === node.id) state.viewed = null;
+  removeNodes([node]);
+}
+
+export function removeNodes(list) {
+  if (!state.graph || list.length === 0) return;
+  state.graph.nodes = state.graph.nodes.filter((n) => !list.includes(n));
+  const layout = layoutOf();
+  for (const node of list) {
+    if (layout) delete layout[node.id];
+    if (state.viewed === node.id) state.viewed = null;
+    state.selected.delete(node.id);
+  }
   graphChanged({ structural: true });
 }
 
@@ -101,6 +161,12 @@ export function renameNode(node, to, input) {
     }
   }
   if (state.graph.output === from) state.graph.output = to;
+  const layout = layoutOf();
+  if (layout && Object.prototype.hasOwnProperty.call(layout, from)) {
+    layout[to] = layout[from];
+    delete layout[from];
+  }
+  if (state.selected.delete(from)) state.selected.add(to);
   if (state.viewed === from) state.viewed = to;
   graphChanged({ structural: true });
 }
@@ -108,6 +174,7 @@ export function renameNode(node, to, input) {
 export function setViewed(id) {
   state.viewed = id;
   for (const c of document.querySelectorAll('.node')) c.classList.toggle('viewed', c.dataset.card === id);
+  for (const b of document.querySelectorAll('.gnode')) b.classList.toggle('viewed', b.dataset.id === id);
   $('viewed').value = id;
   updateTimeControls();
   updateBake();

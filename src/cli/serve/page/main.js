@@ -7,18 +7,39 @@ import { $, el } from './dom.js';
 import { canonical, download, downloadPng, pollFile, save, updateBake, updateDirty } from './file.js';
 import { resetParticles, setMode } from './flow.js';
 import { addNode, graphChanged, jsonEdited, loadText, setViewed } from './graph.js';
-import { typesOf } from './schema.js';
 import { state } from './state.js';
 import { parseScalar } from './values.js';
 import { renderIsQueued, requestRender, setView, setupPanZoom, setupTime } from './view.js';
+import { categories, fit, setupCanvas } from './canvas.js';
+import { measureCosts, runParity, costsBusy } from './costs.js';
+import { copyWgsl, downloadFile } from './file.js';
+import { redo, resetHistory, undo } from './history.js';
+import { setupMesh } from './mesh.js';
+import { lastThumbnailRefreshMs, thumbnailsIdle } from './thumbs.js';
 
 function fillAddTypes() {
-  const group = (label, types) => el('optgroup', { label }, ...types.map((t) => el('option', { value: t }, t)));
-  $('add-type').replaceChildren(
-    group('families', typesOf('family')),
-    group('fractals', typesOf('fractal')),
-    group('warp', typesOf('warp')),
-    group('point-wise', typesOf('pointwise')));
+  $('add-type').replaceChildren(...categories().map(({ label, types }) => el('optgroup', { label }, ...types.map((t) => el('option', { value: t }, t)))));
+}
+
+// Undo and redo restore the JSON text of a step; the graph, the controls and the canvas follow.
+function applyText(text) {
+  $('json').value = text;
+  jsonEdited();
+}
+
+function setupHistoryKeys() {
+  $('undo').addEventListener('click', () => undo(applyText));
+  $('redo').addEventListener('click', () => redo(applyText));
+  document.addEventListener('keydown', (e) => {
+    if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+    const key = e.key.toLowerCase();
+    if (key !== 'z' && key !== 'y') return;
+    // A text box keeps its own undo.
+    if (e.target.closest && e.target.closest('input[type=text], textarea')) return;
+    e.preventDefault();
+    if (key === 'y' || e.shiftKey) redo(applyText);
+    else undo(applyText);
+  });
 }
 
 async function start() {
@@ -63,6 +84,14 @@ async function start() {
   $('flow-mode').addEventListener('change', () => { resetParticles(true); requestRender(); });
   $('flow-count').addEventListener('change', () => resetParticles(true));
   $('copy-bake').addEventListener('click', () => navigator.clipboard?.writeText($('bake').value));
+  $('export-format').addEventListener('change', updateBake);
+  $('download-file').addEventListener('click', downloadFile);
+  $('copy-wgsl').addEventListener('click', copyWgsl);
+  $('measure-costs').addEventListener('click', measureCosts);
+  $('run-parity').addEventListener('click', runParity);
+  setupCanvas();
+  setupMesh();
+  setupHistoryKeys();
   setView([0, 0], [1, 1]);
   $('z').value = '0';
   setupPanZoom();
@@ -72,12 +101,18 @@ async function start() {
   state.file.version = answer.version;
   state.file.loadedCanonical = canonical(answer.text);
   loadText(answer.text, { reason: state.file.path && !answer.exists ? `${state.file.path} does not exist yet: Save creates it.` : undefined });
+  resetHistory($('json').value);
   updateDirty();
+  fit();
   if (state.file.path) setTimeout(pollFile, 1000);
 }
 
 // For the browser tests: no render asked for, queued or in flight.
 window.noisegraphIdle = () => !!state.meta && !renderIsQueued() && state.inFlight === 0 && !state.pending;
+// Every thumbnail current; the time from a change to its last thumbnail; costs answered.
+window.noisegraphThumbnailsIdle = () => !!state.meta && thumbnailsIdle();
+window.noisegraphThumbnailRefreshMs = lastThumbnailRefreshMs;
+window.noisegraphCostsIdle = () => !costsBusy();
 
 start().catch((e) => {
   document.body.prepend(el('div', { class: 'banner' }, `The page could not start: ${e.message}`));

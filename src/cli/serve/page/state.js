@@ -10,7 +10,7 @@ export const state = {
     origin: ['0', '0'],
     extent: ['1', '1'],
     z: '0',
-    mode: ['image', 'tiled', 'flow'].includes(query.get('mode')) ? query.get('mode') : 'image',
+    mode: ['image', 'tiled', 'flow', '3d'].includes(query.get('mode')) ? query.get('mode') : 'image',
     normalize: 'range',
   },
   session: Math.random().toString(36).slice(2) + Date.now().toString(36),
@@ -20,6 +20,7 @@ export const state = {
   pending: false,
   field: null, // { header, data }: the last good render
   dims: 2,
+  selected: new Set(), // the ids selected on the node canvas
 };
 
 export function nodes() {

@@ -8,9 +8,20 @@ import { graphChanged } from './graph.js';
 import { categoryOf } from './schema.js';
 import { nodes, state } from './state.js';
 import { parseScalar } from './values.js';
+import { buildMesh } from './mesh.js';
+import { requestThumbnails, setThumbnailView } from './thumbs.js';
+import { setCostView } from './costs.js';
+
+// The 3D view asks for the exact gradient; for a node the engine cannot differentiate it
+// asks again without (normals then by differences), until the graph or the node changes.
+let noGradient = null;
+const meshKey = () => JSON.stringify([state.viewed, state.graph?.nodes]);
 
 export function viewRequest() {
   const z = state.dims >= 3 ? [parseScalar($('z').value)] : [];
+  let flow;
+  if (state.view.mode === 'flow') flow = $('flow-mode').value;
+  else if (state.view.mode === '3d' && noGradient !== meshKey()) flow = 'gradient';
   return {
     graph: state.graph,
     node: state.viewed ?? undefined,
@@ -18,9 +29,19 @@ export function viewRequest() {
     origin: [$('origin-x').value, $('origin-y').value, ...z].map((v) => String(v).trim()),
     extent: [$('extent-x').value, $('extent-y').value].map((v) => String(v).trim()),
     normalize: state.view.normalize,
-    flow: state.view.mode === 'flow' ? $('flow-mode').value : undefined,
+    flow,
   };
 }
+
+// What thumbnails and costs follow of the view.
+const viewFields = () => {
+  const r = viewRequest();
+  // Every node's slice: z (the view's z origin) whether or not the viewed node is 3D.
+  const origin = [r.origin[0], r.origin[1], String(parseScalar($('z').value)).trim()];
+  return { origin, extent: r.extent, normalize: r.normalize };
+};
+setThumbnailView(viewFields);
+setCostView(viewRequest);
 
 let renderQueued = false;
 // Whether a render is asked for but not yet sent.
@@ -64,6 +85,11 @@ async function render() {
     } else {
       const answer = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
       if (generation <= state.handled) return;
+      if (body.flow === 'gradient' && state.view.mode === '3d' && answer.errors?.length && answer.errors.every((e) => e.field === 'flow')) {
+        noGradient = meshKey();
+        state.pending = true; // asked again, without the gradient, when this one is done
+        return;
+      }
       state.handled = generation;
       showErrors(answer.errors || [{ node: null, field: 'render', message: answer.error || `HTTP ${response.status}` }]);
     }
@@ -82,8 +108,6 @@ async function render() {
     }
   }
 }
-
-// The preview message: u32 length, JSON header, padding to 4 bytes, f32 samples; for a
 
 // As bake's PNG: the range mapped to 0..255, clamped; NaN is black, an empty range mid-grey.
 export function gray(v, lo, hi) {
@@ -120,6 +144,7 @@ function showField(field, roundTrip) {
   $('render-info').textContent = `${header.node}: ${header.width}x${header.height}, rendered in ${header.render_ms.toFixed(1)} ms on the ${header.backend}; statistics ${header.stats_ms.toFixed(1)} ms; round trip ${roundTrip.toFixed(0)} ms`;
   showStats(header.stats, header.range);
   if (state.view.mode === 'flow') resetParticles(false);
+  if (state.view.mode === '3d') buildMesh();
 }
 
 export function drawPreview() {
@@ -196,6 +221,7 @@ export function setView(origin, extent) {
   }
   updateBake();
   requestRender();
+  requestThumbnails();
 }
 
 function numbers(a, b) {
@@ -214,7 +240,7 @@ export function setupPanZoom() {
   const preview = $('preview');
   let drag = null;
   preview.addEventListener('pointerdown', (e) => {
-    if (state.view.mode === 'tiled' || e.button !== 0) return;
+    if (state.view.mode === 'tiled' || state.view.mode === '3d' || e.button !== 0) return;
     const [ox, oy] = numbers('origin-x', 'origin-y');
     drag = { x: e.clientX, y: e.clientY, ox, oy };
     preview.setPointerCapture(e.pointerId);
@@ -231,7 +257,7 @@ export function setupPanZoom() {
   preview.addEventListener('pointerup', end);
   preview.addEventListener('pointercancel', end);
   preview.addEventListener('wheel', (e) => {
-    if (state.view.mode === 'tiled') return;
+    if (state.view.mode === 'tiled' || state.view.mode === '3d') return;
     e.preventDefault();
     const rect = preview.getBoundingClientRect();
     zoom(Math.exp(e.deltaY * 0.0015), (e.clientX - rect.left) / rect.width, (e.clientY - rect.top) / rect.height);
@@ -240,15 +266,15 @@ export function setupPanZoom() {
   $('zoom-out').addEventListener('click', () => zoom(2));
   $('zoom-reset').addEventListener('click', () => setView([0, 0], [1, 1]));
   for (const id of ['origin-x', 'origin-y', 'extent-x', 'extent-y']) {
-    $(id).addEventListener('input', () => { updateBake(); requestRender(); });
+    $(id).addEventListener('input', () => { updateBake(); requestRender(); requestThumbnails(); });
   }
 }
 
 export function setupTime() {
   const z = $('z');
   const zs = $('z-slider');
-  zs.addEventListener('input', () => { z.value = zs.value; updateBake(); requestRender(); });
-  z.addEventListener('input', () => { if (Number.isFinite(Number(z.value))) zs.value = z.value; updateBake(); requestRender(); });
+  zs.addEventListener('input', () => { z.value = zs.value; updateBake(); requestRender(); requestThumbnails(); });
+  z.addEventListener('input', () => { if (Number.isFinite(Number(z.value))) zs.value = z.value; updateBake(); requestRender(); requestThumbnails(); });
   const w = $('w');
   const ws = $('w-slider');
   const setW = (v) => {
