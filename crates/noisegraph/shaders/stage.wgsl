@@ -3,7 +3,9 @@
 //
 // One invocation per output pixel. For octave k the host has split the (f64) origin into an
 // integer lattice offset `cell` and a small f32 `local`, so the kernel only ever works in
-// small local coordinates: a tile at x = 1e6 is as clean as one at 0. The generated prelude
+// small local coordinates: a tile at x = 1e6 is as clean as one at 0. (The CPU executor
+// instead splits each pixel's own f64 position, as point queries do: src/graph/position.rs.
+// The two agree to f32 rounding of pix * step.) The generated prelude
 // (src/gpu/assemble.rs) declares the bindings and defines sample_family, load_displace,
 // load_partial, octave_local, octave_sum and store_out for this stage's family, pass and
 // texture shape. A stage in gradient form (FieldForm::Gradient) accumulates

@@ -6,6 +6,7 @@ mod json;
 pub mod limits;
 mod node;
 mod plan;
+pub mod position;
 pub mod schema;
 mod validate;
 mod walk;
