@@ -726,6 +726,8 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
                 cells_x: &cells_x,
                 local_x: &local_x,
                 cells_monotonic: true,
+                // The rows' unit path where every offset lies in [0, 1) (most split rows).
+                x_unit: local_x.iter().all(|l| (0.0..1.0).contains(l)),
                 seed: next(),
                 period: u.octaves[0].period,
             };
@@ -806,6 +808,8 @@ fn long_row_samplers_equal_point_samplers_bit_for_bit() {
                 cells_x: &cells_x,
                 local_x: &local_x,
                 cells_monotonic: true,
+                // The rows' unit path where every offset lies in [0, 1) (most split rows).
+                x_unit: local_x.iter().all(|l| (0.0..1.0).contains(l)),
                 seed: next(),
                 period: u.octaves[0].period,
             };
@@ -856,6 +860,8 @@ fn row_samplers_equal_point_samplers_on_lattice_lines_and_signed_zeros() {
                 cells_x: &cells_x,
                 local_x: &local_x,
                 cells_monotonic: true,
+                // The rows' unit path where every offset lies in [0, 1) (most split rows).
+                x_unit: local_x.iter().all(|l| (0.0..1.0).contains(l)),
                 seed: 0x1234_5678,
                 period: [0; 4],
             };
@@ -1021,6 +1027,8 @@ fn gradient_row_and_points_samplers_equal_the_point_gradient_sampler_bit_for_bit
                     cells_x: &cells_x,
                     local_x: &local_x,
                     cells_monotonic: true,
+                    // The rows' unit path where every offset lies in [0, 1) (most split rows).
+                    x_unit: local_x.iter().all(|l| (0.0..1.0).contains(l)),
                     seed: next(),
                     period: u.octaves[0].period,
                 };

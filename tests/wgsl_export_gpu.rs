@@ -9,8 +9,8 @@ mod common;
 use common::user_shader::{check_gradients, check_values, pipeline, report, run};
 use common::{catalog, gpu};
 
-use noisegraph::export::wgsl::{export_wgsl, split_position, WgslOptions};
 use noisegraph::engine::run_cpu;
+use noisegraph::export::wgsl::{export_wgsl, split_position, WgslOptions};
 use noisegraph::parity::PARITY_TOLERANCE;
 use noisegraph::{GpuContext, NoiseGraph, Plan, View};
 use wgpu::util::DeviceExt;

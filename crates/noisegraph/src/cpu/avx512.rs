@@ -85,6 +85,22 @@ fn row_cells16(row: &SampleRow, i: usize) -> __m512i {
     }
 }
 
+/// The offsets in their cells and the x cells of samples `i..i + 16` of `row`: with `UNIT`
+/// (`SampleRow::x_unit`, every offset in [0, 1), where `split_small16` gives +0 and cell 0)
+/// the table's numbers as they are, else `local_x` split and its cell added.
+#[inline(always)]
+fn row_split16<const UNIT: bool>(row: &SampleRow, i: usize) -> (__m512, __m512i) {
+    let x = row_x16(row, i);
+    let cells = row_cells16(row, i);
+    if UNIT {
+        (x, cells)
+    } else {
+        let (flx, cx) = split_small16(x);
+        // SAFETY: see `fade16`.
+        unsafe { (_mm512_sub_ps(x, flx), _mm512_add_epi32(cells, cx)) }
+    }
+}
+
 /// `split_cell::<true>(x)`: floor and cell of coordinates below 2^23 in magnitude. The
 /// rounding instruction gives IEEE floor, which differs from the twins' `floor` only in
 /// keeping -0 negative; adding +0 makes it +0 as theirs (and changes no other number).
@@ -108,8 +124,12 @@ fn row_cells_within_16(row: &SampleRow, n: usize) -> Option<i32> {
         return None;
     }
     let cell = |i: usize| {
-        row.cell_x(i)
-            .wrapping_add(crate::twin::split_cell::<true>(row.x_at(i)).1)
+        let split = if row.x_unit {
+            0
+        } else {
+            crate::twin::split_cell::<true>(row.x_at(i)).1
+        };
+        row.cell_x(i).wrapping_add(split)
     };
     let (a, b) = (cell(0), cell(last));
     (a.abs_diff(b) <= 14).then_some(a.min(b))
@@ -160,7 +180,7 @@ pub(crate) const PERLIN_GRADIENTS_2D: ([f32; 16], [f32; 16]) = perlin_gradients_
 /// with the signed magnitudes of the table (a sign moves between the factors of a product
 /// exactly), summed in the other order when swapped (addition commutes exactly).
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+pub fn perlin_2d_row_small<const FADE: u32, const UNIT: bool>(row: &SampleRow, out: &mut [f32]) {
     let ly = row.local[1];
     let fly = crate::twin::floor(ly);
     let iy = row.cell[1].wrapping_add(crate::twin::to_i32(fly));
@@ -205,11 +225,9 @@ pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         };
         let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
         for i in (0..out.len()).step_by(16) {
-            let x = row_x16(row, i);
-            let (flx, cx) = split_small16(x);
-            let at0 = _mm512_sub_epi32(_mm512_add_epi32(row_cells16(row, i), cx), first);
+            let (fx0, ix) = row_split16::<UNIT>(row, i);
+            let at0 = _mm512_sub_epi32(ix, first);
             let at1 = _mm512_add_epi32(at0, next);
-            let fx0 = _mm512_sub_ps(x, flx);
             let fx1 = _mm512_sub_ps(fx0, one);
             let a = corner(row0, at0, fx0, fy0);
             let b = corner(row0, at1, fx1, fy0);
@@ -221,10 +239,7 @@ pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         return;
     }
     for i in (0..out.len()).step_by(16) {
-        let x = row_x16(row, i);
-        let (flx, cx) = split_small16(x);
-        let ix = _mm512_add_epi32(row_cells16(row, i), cx);
-        let fx0 = _mm512_sub_ps(x, flx);
+        let (fx0, ix) = row_split16::<UNIT>(row, i);
         let fx1 = _mm512_sub_ps(fx0, one);
         let x0 = _mm512_mullo_epi32(ix, prime_x);
         let x1 = _mm512_add_epi32(x0, prime_x);
@@ -283,7 +298,7 @@ fn perlin_other_terms_3d(dy: f32, dz: f32) -> [f32; 16] {
 /// bit, is added where the gradient has an x component (`su + sv` in the twin's order, or in
 /// the other, which gives the same bits).
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+pub fn perlin_3d_row_small<const FADE: u32, const UNIT: bool>(row: &SampleRow, out: &mut [f32]) {
     use crate::twin::hash::HASH_PRIME_Z;
     let axis = |k: usize| {
         let fl = crate::twin::floor(row.local[k]);
@@ -352,11 +367,9 @@ pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         };
         let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
         for i in (0..out.len()).step_by(16) {
-            let x = row_x16(row, i);
-            let (flx, cx) = split_small16(x);
-            let at0 = _mm512_sub_epi32(_mm512_add_epi32(row_cells16(row, i), cx), first);
+            let (fx0, ix) = row_split16::<UNIT>(row, i);
+            let at0 = _mm512_sub_epi32(ix, first);
             let at1 = _mm512_add_epi32(at0, next);
-            let fx0 = _mm512_sub_ps(x, flx);
             let fx1 = _mm512_sub_ps(fx0, one);
             let ux = fade16::<FADE>(fx0);
             let z0 = lerp16(
@@ -374,10 +387,7 @@ pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         return;
     }
     for i in (0..out.len()).step_by(16) {
-        let x = row_x16(row, i);
-        let (flx, cx) = split_small16(x);
-        let ix = _mm512_add_epi32(row_cells16(row, i), cx);
-        let fx0 = _mm512_sub_ps(x, flx);
+        let (fx0, ix) = row_split16::<UNIT>(row, i);
         let fx1 = _mm512_sub_ps(fx0, one);
         let x0 = _mm512_mullo_epi32(ix, prime_x);
         let x1 = _mm512_add_epi32(x0, prime_x);
@@ -492,7 +502,7 @@ pub fn simplex_2d_row_small(row: &SampleRow, out: &mut [f32]) {
 /// time, the next cell's x product from the first one's plus the prime (exact in wrapping
 /// arithmetic) and `hash_to_signed` with the signed conversion (its 24 bits fit).
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-pub fn value_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+pub fn value_2d_row_small<const FADE: u32, const UNIT: bool>(row: &SampleRow, out: &mut [f32]) {
     let fly = crate::twin::floor(row.local[1]);
     let iy = row.cell[1].wrapping_add(crate::twin::to_i32(fly));
     let uy = _mm512_set1_ps(fade(row.local[1] - fly, FADE));
@@ -518,29 +528,27 @@ pub fn value_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         );
         let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
         for i in (0..out.len()).step_by(16) {
-            let x = row_x16(row, i);
-            let (flx, cx) = split_small16(x);
-            let at0 = _mm512_sub_epi32(_mm512_add_epi32(row_cells16(row, i), cx), first);
+            let (fx0, ix) = row_split16::<UNIT>(row, i);
+            let at0 = _mm512_sub_epi32(ix, first);
             let at1 = _mm512_add_epi32(at0, next);
             let a = _mm512_permutexvar_ps(at0, row0);
             let b = _mm512_permutexvar_ps(at1, row0);
             let c = _mm512_permutexvar_ps(at0, row1);
             let d = _mm512_permutexvar_ps(at1, row1);
-            let ux = fade16::<FADE>(_mm512_sub_ps(x, flx));
+            let ux = fade16::<FADE>(fx0);
             store16(out, i, lerp16(lerp16(a, b, ux), lerp16(c, d, ux), uy));
         }
         return;
     }
     for i in (0..out.len()).step_by(16) {
-        let x = row_x16(row, i);
-        let (flx, cx) = split_small16(x);
-        let x0 = _mm512_mullo_epi32(_mm512_add_epi32(row_cells16(row, i), cx), prime_x);
+        let (fx0, ix) = row_split16::<UNIT>(row, i);
+        let x0 = _mm512_mullo_epi32(ix, prime_x);
         let x1 = _mm512_add_epi32(x0, prime_x);
         let a = corner(_mm512_xor_si512(y0, x0));
         let b = corner(_mm512_xor_si512(y0, x1));
         let c = corner(_mm512_xor_si512(y1, x0));
         let d = corner(_mm512_xor_si512(y1, x1));
-        let ux = fade16::<FADE>(_mm512_sub_ps(x, flx));
+        let ux = fade16::<FADE>(fx0);
         store16(out, i, lerp16(lerp16(a, b, ux), lerp16(c, d, ux), uy));
     }
 }

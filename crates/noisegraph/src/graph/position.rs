@@ -247,6 +247,8 @@ pub struct StagePositions {
     /// Per octave, whether its columns span fewer than 2^31 cells without a period (see
     /// [`SampleRow::cells_monotonic`]).
     columns_monotonic: Vec<bool>,
+    /// Per octave, whether every column's offset lies in [0, 1) (see [`SampleRow::x_unit`]).
+    columns_unit: Vec<bool>,
 }
 
 impl StagePositions {
@@ -286,12 +288,17 @@ impl StagePositions {
                 period == 0 && (ends[1] - ends[0]).abs() < 2_147_483_648.0
             })
             .collect();
+        let columns_unit = columns
+            .iter()
+            .map(|(_, local): &(Vec<i32>, Vec<f32>)| local.iter().all(|&l| (0.0..1.0).contains(&l)))
+            .collect();
         StagePositions {
             splitter,
             base,
             base_w,
             columns,
             columns_monotonic,
+            columns_unit,
         }
     }
 
@@ -320,6 +327,7 @@ impl StagePositions {
             cells_x: &cells_x[xs.clone()],
             local_x: &local_x[xs],
             cells_monotonic: self.columns_monotonic[k as usize],
+            x_unit: self.columns_unit[k as usize],
             seed: o.seed,
             period: o.period,
         }

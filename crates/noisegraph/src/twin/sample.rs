@@ -45,6 +45,10 @@ pub struct SampleRow<'a> {
     /// them: true for the exact splits of a view's columns, except in negligible octaves that
     /// cross more cells (see `crate::graph::limits`).
     pub cells_monotonic: bool,
+    /// Whether every `local_x` lies in [0, 1), as the exact split of a column gives it (but
+    /// for a fraction that rounds up to 1): then `local_x[i]` is the sample's offset in its
+    /// cell `cells_x[i]` as it is, and the rows skip the split (the same numbers).
+    pub x_unit: bool,
     /// The octave's seed hash, as in [`SamplePoint::seed`].
     pub seed: u32,
     /// Period in lattice cells per axis; 0 on axes that do not tile.
@@ -65,6 +69,9 @@ impl SampleRow<'_> {
     /// Whether every sample of `0..n` has |x| < 2^23, where [`super::split_cell`] may take
     /// its shorter form (always so for exact splits, whose x lies in [0, 1]).
     pub fn x_is_small(&self, n: usize) -> bool {
+        if self.x_unit {
+            return self.local_x.len() >= n;
+        }
         let small = |x: f32| x.abs() < super::SMALL_COORDINATE; // false for NaN
                                                                 // A fold without a short cut, which vectorizes: rows call this once per octave.
         self.local_x.len() >= n
@@ -354,6 +361,7 @@ mod tests {
                 cells_x: &cells[..local_x.len()],
                 local_x,
                 cells_monotonic: false,
+                x_unit: false,
                 seed: 0,
                 period: [0; 4],
             };
