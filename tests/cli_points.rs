@@ -514,7 +514,9 @@ fn validate(source: &str) {
 
 /// `noisegraph sample` at the pixel positions of a `noisegraph bake` (`origin + (x * extent)
 /// / size`, computed in f64) writes the bake's pixels bit for bit on the CPU path, values and
-/// gradients, for a fractal and a warped graph, at origin 0, near 1e6 and near 1e9.
+/// gradients, for a fractal, a warp (simplex, fused), OpenSimplex2 and cellular graphs, at
+/// origin 0, near 1e6 and at the farthest of a few origins toward the limit of lattice
+/// positions (2^40 cells) that the graph accepts.
 #[test]
 fn sample_at_a_cli_bakes_pixel_positions_writes_its_pixels_bit_for_bit() {
     const WARPED: &str = r#"{"seed": 21, "output": "w", "nodes": [
@@ -523,14 +525,34 @@ fn sample_at_a_cli_bakes_pixel_positions_writes_its_pixels_bit_for_bit() {
         {"id": "p", "type": "perlin", "frequency": 1.5, "offset": [5.2, 1.3]},
         {"id": "q", "type": "fbm", "source": "p", "octaves": 3},
         {"id": "w", "type": "warp", "source": "f", "displace": ["q", "q"], "amplitude": 0.3}]}"#;
+    const OPENSIMPLEX2: &str = r#"{"seed": 8, "output": "f", "nodes": [
+        {"id": "s", "type": "opensimplex2", "frequency": 2.5},
+        {"id": "f", "type": "fbm", "source": "s", "octaves": 5}]}"#;
+    const CELLULAR: &str = r#"{"seed": 3, "output": "c", "nodes": [
+        {"id": "c", "type": "cellular", "frequency": 6.0, "return": "f2_minus_f1"}]}"#;
     let (w, h) = (33u32, 17u32);
     let extent = [0.731, 0.517];
-    for (label, graph) in [("fbm", GRAPH), ("warped", WARPED)] {
-        for origin in [
-            [0.0, 0.0],
-            [1.0e6 + 0.371, -1.0e6 + 0.813],
-            [1.0e9 + 0.5, 2.5e8],
-        ] {
+    for (label, graph) in [
+        ("fbm", GRAPH),
+        ("warped", WARPED),
+        ("opensimplex2", OPENSIMPLEX2),
+        ("cellular", CELLULAR),
+    ] {
+        // The farthest origin the graph's limits accept (the bound of lattice positions,
+        // 2^40 cells of its highest octave, or of a coordinate, 2^40).
+        let plan = noisegraph::Plan::new(&NoiseGraph::from_json(graph).unwrap(), None).unwrap();
+        let at = |o: f64| [o + 0.5, -o * 0.5 - 0.25];
+        let far = [1.0e12, 4.0e11, 1.0e11, 4.0e10, 1.0e10, 4.0e9, 1.0e9]
+            .into_iter()
+            .map(at)
+            .find(|&o| {
+                let view = View::image(w, h)
+                    .with_origin([o[0], o[1], 0.0])
+                    .with_extent([extent[0], extent[1], 1.0]);
+                plan.check_view(&view).is_ok()
+            })
+            .expect("a far origin the graph accepts");
+        for origin in [[0.0, 0.0], [1.0e6 + 0.371, -1.0e6 + 0.813], far] {
             let dir = workdir(&format!("bake_pixels_{label}_{}", origin[0] as u64));
             std::fs::write(dir.join("g.json"), graph).unwrap();
             let mut pts = Vec::new();

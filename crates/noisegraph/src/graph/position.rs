@@ -400,3 +400,93 @@ pub struct PixelLanes {
     /// Offsets per axis.
     pub local: [Vec<f32>; 4],
 }
+
+/// The per-axis splits a GPU generate stage reads (`positions` in the kernels, see
+/// `shaders/stage.wgsl`): for each chain of the stage on a cubic lattice (the stage's own, then
+/// its inline displacement chains in axis order), per octave, the split of each of the run's
+/// columns (x), rows (y) and slices (z) and of the w base, each as `[cell bits, offset bits]`:
+/// the numbers [`StagePositions`] hands the CPU rows, so both paths sample every pixel at the
+/// same cell and offset. A chain on a skewed or linear lattice has no table (its kernel adds
+/// `pixel x step` to the origin's split in f32).
+pub struct PositionTable {
+    /// The entries of every table, one after the other.
+    pub data: Vec<[u32; 2]>,
+    /// Where each chain's table starts in `data` (the stage's own first, then the inline
+    /// chains'), `None` for a chain without one.
+    pub bases: Vec<Option<u32>>,
+}
+
+/// Entries per octave of a chain's table over `view`: its columns, rows, slices and one for w.
+pub fn table_stride(view: &View) -> u32 {
+    view.size[0] + view.size[1] + view.size[2] + 1
+}
+
+impl PositionTable {
+    /// Whether `chain` reads a table: its lattice splits each axis on its own.
+    pub fn has_table(chain: &GenerateStage) -> bool {
+        matches!(
+            chain.family.lattice(chain.dims(), &chain.source.params),
+            crate::family::Lattice::Cubic
+        )
+    }
+
+    /// The table starts of `stage`'s chains over `view` (as [`PositionTable::new`] lays them
+    /// out), without computing the entries.
+    pub fn bases(stage: &GenerateStage, view: &View) -> Vec<Option<u32>> {
+        let mut next = 0u32;
+        std::iter::once(stage)
+            .chain(stage.displace_inline().map(|(_, _, c)| c))
+            .map(|chain| {
+                Self::has_table(chain).then(|| {
+                    let base = next;
+                    next += chain.octave_count() * table_stride(view);
+                    base
+                })
+            })
+            .collect()
+    }
+
+    /// The size in bytes of [`PositionTable::new`]'s data for `stage` over `view`.
+    pub fn bytes(stage: &GenerateStage, view: &View) -> u64 {
+        let entries: u64 = std::iter::once(stage)
+            .chain(stage.displace_inline().map(|(_, _, c)| c))
+            .filter(|c| Self::has_table(c))
+            .map(|c| u64::from(c.octave_count()) * u64::from(table_stride(view)))
+            .sum();
+        entries.max(1) * 8
+    }
+
+    /// The tables of `stage`'s chains over `view` (a tile's pixels of the whole view).
+    pub fn new(stage: &GenerateStage, view: &View) -> Self {
+        let mut data = Vec::new();
+        for chain in std::iter::once(stage).chain(stage.displace_inline().map(|(_, _, c)| c)) {
+            if !Self::has_table(chain) {
+                continue;
+            }
+            let positions = StagePositions::new(chain, view);
+            let s = &positions.splitter;
+            for k in 0..chain.octave_count() {
+                let axes = [
+                    &positions.base[0][..],
+                    &positions.base[1][..],
+                    &positions.base[2][..],
+                    std::slice::from_ref(&positions.base_w),
+                ];
+                for (a, bases) in axes.into_iter().enumerate() {
+                    data.extend(bases.iter().map(|&b| {
+                        let (cell, local) = s.split_axis(k, a, b);
+                        [cell as u32, local.to_bits()]
+                    }));
+                }
+            }
+        }
+        if data.is_empty() {
+            // A storage binding may not be empty.
+            data.push([0, 0]);
+        }
+        PositionTable {
+            data,
+            bases: Self::bases(stage, view),
+        }
+    }
+}
