@@ -766,9 +766,10 @@ fn gallery_has_a_labelled_panel_per_family_and_operator() {
     );
     assert_eq!(out.status.code(), Some(0));
     // One per family, 12 variants (OpenSimplex2 smooth, simplex and OpenSimplex2 in 3D and
-    // 4D, 3 cellular returns, 3 metrics, Perlin 1985), 8 operators, 7 remaps and blends and
-    // the fractals of issue 31 (pingpong).
-    let panels = noisegraph::family::registry().len() + 12 + 8 + 7 + 1;
+    // 4D, 3 cellular returns, 3 metrics, Perlin 1985), 8 operators, 8 remaps and blends
+    // (curve among them), the fractals of issue 31 (pingpong, hybrid, hetero, a
+    // derivative-weighted fbm), and its 4 mappings (transform, sphere, torus, cylinder).
+    let panels = noisegraph::family::registry().len() + 12 + 8 + 8 + 4 + 4;
     assert!(stderr(&out).contains(&format!("{panels} panels")));
     let img = image::open(dir.join("g.png")).unwrap();
     let rows = (panels as u32).div_ceil(4);

@@ -541,3 +541,51 @@ fn graphs_are_continuous_on_both_paths() {
         }
     }
 }
+
+/// The fractals whose octaves carry a state (issue 31): hybrid, hetero and a
+/// derivative-weighted fbm over Perlin and simplex (smooth families: a derivative weight is
+/// continuous where the family's gradient is), scanned as views on both paths.
+#[test]
+fn multifractals_are_continuous_on_both_paths() {
+    let ctx = common::gpu();
+    for family in ["perlin", "simplex"] {
+        for (kind, extra) in [
+            ("hybrid", json!({})),
+            ("hetero", json!({})),
+            ("fbm", json!({ "derivative_weight": 2.0 })),
+        ] {
+            let mut fractal = json!({ "id": "f", "type": kind, "source": "n", "octaves": 3 });
+            for (k, v) in extra.as_object().expect("object") {
+                fractal[k] = v.clone();
+            }
+            let graph = NoiseGraph::from_value(&json!({ "seed": 29, "output": "f", "nodes": [
+                { "id": "n", "type": family, "frequency": 1.7 },
+                fractal
+            ]}))
+            .expect("graph");
+            let label = format!("{kind} {extra} of {family}");
+            let plan = Plan::new(&graph, None).expect("plan");
+            let cpu = graph_jump(2, &|view| {
+                noisegraph::engine::run_cpu(&plan, view, &Default::default())
+                    .expect("cpu run")
+                    .data
+            });
+            eprintln!("CPU {label}: largest jump {:.2e}", cpu.size);
+            check_value(&label, Expect::Continuous, &cpu, JUMP_LIMIT);
+            if let Some(ctx) = &ctx {
+                let gpu = graph_jump(2, &|view| {
+                    ctx.run(&plan, view, &Default::default())
+                        .expect("gpu run")
+                        .data
+                });
+                eprintln!("GPU {label}: largest jump {:.2e}", gpu.size);
+                check_value(
+                    &format!("{label} GPU"),
+                    Expect::Continuous,
+                    &gpu,
+                    JUMP_LIMIT,
+                );
+            }
+        }
+    }
+}

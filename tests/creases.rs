@@ -1,10 +1,11 @@
 //! One convention at creases, on every path. For each node kind with a crease (ridged, billow,
-//! pingpong, abs, min, max, clamp; pow below 1, quantize, smooth_min with k = 0, a hard select) and the
+//! pingpong, hybrid's weight clamp, abs, min, max, clamp; pow below 1, quantize, smooth_min with k = 0, a hard select) and the
 //! C0 lattice lines of a family (value noise with the linear fade), at lattice points, on lattice lines and where inputs tie, three gradients agree: a
 //! point query's (`PointQuery`, what `noisegraph sample --gradient` runs), a one-pixel
 //! gradient bake's at the point (bit for bit), and the exported `NAME_grad` run in a user's
-//! compute shader on the GPU in WGSL, GLSL 4.50 and HLSL (the last two compiled by glslang to
-//! SPIR-V; lavapipe in CI; within the parity tolerance, scaled by the
+//! compute shader on the GPU in WGSL, GLSL 4.50, GLSL ES 3.00 (its text in a GLSL 4.50 compute
+//! shader) and HLSL (the last three compiled by glslang to SPIR-V; lavapipe in CI; within the
+//! parity tolerance, scaled by the
 //! frequency). The convention is the grid's: sign(0) = 0 (slope 0 where ridged, billow or abs
 //! meet 0), `a`'s gradient where min / max inputs tie, clamp's bounds inside.
 
@@ -51,6 +52,13 @@ fn cases() -> Vec<(&'static str, NoiseGraph)> {
             "pingpong (folds where Perlin is 0)",
             graph(
                 json!({ "id": "out", "type": "pingpong", "source": "p", "octaves": 1 }),
+                &[],
+            ),
+        ),
+        (
+            "hybrid (its weight clamps at 0 where Perlin is 0)",
+            graph(
+                json!({ "id": "out", "type": "hybrid", "source": "p", "octaves": 2, "signal_offset": 0 }),
                 &[],
             ),
         ),
@@ -208,7 +216,10 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
                 .into(),
             )
         }
-        Language::Glsl => {
+        // GLSL ES 3.00's text runs on lavapipe as the body of a GLSL 4.50 compute shader
+        // (Vulkan takes no ES 3.00 shaders; naga writes the same functions for both, the ES
+        // ones with their tables as constant arrays).
+        Language::Glsl | Language::GlslEs => {
             let user = format!(
                 "#version 450
 #extension GL_GOOGLE_include_directive : require
@@ -407,8 +418,14 @@ fn the_exported_gradient_agrees_at_creases_on_the_gpu() {
     };
     for (name, graph) in cases() {
         let queried = queried(&graph);
-        // WGSL as written; GLSL 4.50 and HLSL compiled by glslang to SPIR-V.
-        for language in [Language::Wgsl, Language::Glsl, Language::Hlsl] {
+        // WGSL as written; GLSL 4.50, GLSL ES 3.00's text and HLSL compiled by glslang to
+        // SPIR-V.
+        for language in [
+            Language::Wgsl,
+            Language::Glsl,
+            Language::GlslEs,
+            Language::Hlsl,
+        ] {
             let exported = exported(&ctx, &graph, language);
             for ((p, q), e) in POINTS.iter().zip(&queried).zip(&exported) {
                 // The parity tolerance on values; gradients carry the frequency (4).

@@ -480,6 +480,76 @@ fn combinations_that_cannot_work_exit_2_naming_the_flag_and_write_nothing() {
             "--exr-compression",
         ),
     ];
+    // Every other combination of a flag with a format that cannot hold what it asks for.
+    let s = |v: &[&str]| -> Vec<String> { v.iter().map(|a| a.to_string()).collect() };
+    let more: Vec<(Vec<String>, &str)> = vec![
+        (s(&["a.png", "--field", "gradient"]), "--field gradient"),
+        (
+            s(&["a.png", "--format", "png16", "--field", "curl"]),
+            "--field curl",
+        ),
+        (s(&["a.r32", "--field", "gradient"]), "--field gradient"),
+        (s(&["a.r16", "--field", "gradient"]), "--field gradient"),
+        (s(&["a.tif", "--normal-map", "central"]), "--normal-map"),
+        (s(&["a.r16", "--normal-map", "central"]), "--normal-map"),
+        (s(&["a.r32", "--normal-map", "analytic"]), "--normal-map"),
+        (s(&["a.tif", "--exr-half"]), "--exr-half"),
+        (s(&["a.r16", "--exr-half"]), "--exr-half"),
+        (s(&["a.r32", "--exr-half"]), "--exr-half"),
+        (
+            s(&["a.png", "--format", "png16", "--exr-half"]),
+            "--exr-half",
+        ),
+        (
+            s(&["a.png", "--normal-map", "central", "--exr-half"]),
+            "--exr-half",
+        ),
+        (s(&["a.npy", "--ramp", "magma"]), "--ramp"),
+        (s(&["a.tif", "--ramp", "terrain"]), "--ramp"),
+        (s(&["a.r32", "--ramp", "grayscale"]), "--ramp"),
+        (
+            s(&["a.png", "--field", "gradient", "--ramp", "magma"]),
+            "--field gradient",
+        ),
+        (
+            s(&["a.png", "--normal-map", "central", "--ramp", "magma"]),
+            "--ramp",
+        ),
+        (
+            s(&["a.png", "--channels", "r=terrain,g=base", "--ramp", "magma"]),
+            "--ramp",
+        ),
+        (
+            s(&["a.png", "--channels", "r=terrain", "--exr-half"]),
+            "--exr-half",
+        ),
+        (
+            s(&["a.r16", "--channels", "r=terrain,g=base"]),
+            "--channels",
+        ),
+        (
+            s(&["a.exr", "--png-compression", "best"]),
+            "--png-compression",
+        ),
+        (
+            s(&["a.tif", "--png-compression", "fast"]),
+            "--png-compression",
+        ),
+        (
+            s(&["a.png", "--exr-compression", "piz"]),
+            "--exr-compression",
+        ),
+        (
+            s(&["a.npy", "--exr-compression", "zip"]),
+            "--exr-compression",
+        ),
+    ];
+    let cases = cases
+        .into_iter()
+        .chain(more.into_iter().map(|(mut rest, flag)| {
+            rest[0] = out(&rest[0]);
+            (rest, flag)
+        }));
     for (rest, flag) in cases {
         let mut args: Vec<String> =
             vec![GRAPH.into(), "--size".into(), "16x16".into(), "-o".into()];
@@ -497,6 +567,74 @@ fn combinations_that_cannot_work_exit_2_naming_the_flag_and_write_nothing() {
             "{args:?} wrote something"
         );
     }
+    // The same through a manifest's fields: in a batch the entry fails (naming the field),
+    // writes nothing, and the others are baked; the batch exits 3.
+    let manifests = dir.with_extension("manifests");
+    let _ = std::fs::remove_dir_all(&manifests);
+    std::fs::create_dir_all(&manifests).unwrap();
+    let batch_out = manifests.join("out");
+    for (entry, flag) in [
+        (
+            serde_json::json!({ "output": "a.tif", "field": "gradient" }),
+            "--field gradient",
+        ),
+        (
+            serde_json::json!({ "output": "a.r16", "channels": "r=terrain,g=base" }),
+            "--channels",
+        ),
+        (
+            serde_json::json!({ "output": "a.exr", "channels": "r=terrain", "field": "curl" }),
+            "--channels",
+        ),
+        (
+            serde_json::json!({ "output": "a.png", "format": "png16", "field": "curl" }),
+            "--field curl",
+        ),
+    ] {
+        let _ = std::fs::remove_dir_all(&batch_out);
+        let mut bad = entry.clone();
+        bad["graph"] = GRAPH.into();
+        bad["size"] = "16x16".into();
+        let good = serde_json::json!({ "graph": GRAPH, "output": "good.npy", "size": "16x16" });
+        let manifest = manifests.join("jobs.json");
+        std::fs::write(&manifest, serde_json::json!([good, bad]).to_string()).unwrap();
+        let (code, stderr) = bake(&[
+            "--manifest",
+            manifest.to_str().unwrap(),
+            "-o",
+            batch_out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(3), "{entry}: {stderr}");
+        assert!(
+            stderr.contains(flag),
+            "{entry} should name {flag}: {stderr}"
+        );
+        assert_eq!(listing(&batch_out), ["good.npy"], "{entry}");
+    }
+    // A batch's compression flags apply to its PNG and EXR outputs, unused by the others.
+    let _ = std::fs::remove_dir_all(&batch_out);
+    let manifest = manifests.join("mixed.json");
+    std::fs::write(
+        &manifest,
+        serde_json::json!([
+            { "graph": GRAPH, "output": "a.png", "size": "16x16" },
+            { "graph": GRAPH, "output": "a.exr", "size": "16x16" },
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let (code, stderr) = bake(&[
+        "--manifest",
+        manifest.to_str().unwrap(),
+        "-o",
+        batch_out.to_str().unwrap(),
+        "--png-compression",
+        "best",
+        "--exr-compression",
+        "piz",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(listing(&batch_out), ["a.exr", "a.png"]);
 }
 
 #[test]
@@ -726,4 +864,241 @@ fn packing_refusals_name_the_flag() {
             "{all:?} wrote something"
         );
     }
+}
+
+/// The files in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every streamed format, interrupted by SIGINT or SIGTERM while its encoder is writing
+/// (the temporary file has bytes on disk): the process exits 128 + the signal and the folder
+/// holds nothing, neither a file under the final name nor a temporary one.
+#[cfg(unix)]
+#[test]
+fn interrupted_bakes_of_every_streamed_format_leave_nothing() {
+    use std::time::{Duration, Instant};
+    let cases: [(&str, &[&str]); 6] = [
+        ("big.png", &["--format", "png16"]),
+        ("big.exr", &[]),
+        ("big.tif", &[]),
+        ("big.r16", &[]),
+        ("big.r32", &[]),
+        ("big.png", &["--channels", "r=terrain,g=base,b=normal.x"]),
+    ];
+    for (i, (name, extra)) in cases.iter().enumerate() {
+        let (signal, code) = if i % 2 == 0 {
+            ("-INT", 130)
+        } else {
+            ("-TERM", 143)
+        };
+        let dir = scratch(&format!("interrupt{i}"));
+        let mut child = tool()
+            .args(["bake", GRAPH, "-o", name, "--size", "3000x3000"])
+            .args(["--tile", "256", "--stitch", "--backend", "cpu"])
+            .args(*extra)
+            .current_dir(&dir)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        // Mid-file: the temporary file exists and the encoder has put bytes in it.
+        loop {
+            let writing = std::fs::read_dir(&dir).unwrap().any(|e| {
+                let e = e.unwrap();
+                e.file_name().to_string_lossy().ends_with(".partial")
+                    && e.metadata().is_ok_and(|m| m.len() > 0)
+            });
+            if writing {
+                break;
+            }
+            assert!(
+                start.elapsed().as_secs() < 120,
+                "{name} {extra:?}: nothing written"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "{name} {extra:?}: the bake finished before it could be interrupted"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let sent = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "{name} {extra:?} {signal}");
+        assert_eq!(
+            listing(&dir),
+            Vec::<String>::new(),
+            "{name} {extra:?} {signal}: left behind"
+        );
+    }
+}
+
+/// `noisegraph gallery --ramp NAME` colours every panel through the ramp (as `bake --ramp`);
+/// a bad ramp exits 2 naming the flag and writes nothing.
+#[test]
+fn the_gallery_takes_a_colour_ramp() {
+    let dir = scratch("gallery_ramp");
+    let gallery = |name: &str, ramp: &str| {
+        tool()
+            .args(["gallery", "-o", dir.join(name).to_str().unwrap()])
+            .args(["--cell", "16", "--columns", "4", "--backend", "cpu"])
+            .args(["--ramp", ramp])
+            .output()
+            .unwrap()
+    };
+    let ran = gallery("magma.png", "magma");
+    assert_eq!(
+        ran.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let img = image::open(dir.join("magma.png")).unwrap().to_rgb8();
+    // The first panel: 4 px of padding, 14 px of label above it.
+    let ramp = Ramp::parse("magma").unwrap();
+    // Every colour of the ramp (it moves well under a level per step at this sampling).
+    let on_ramp: std::collections::HashSet<[u8; 3]> = (0..=1 << 16)
+        .map(|i| ramp.rgb8(i as f32 / 65536.0))
+        .collect();
+    let mut coloured = 0;
+    for y in 18..34 {
+        for x in 4..20 {
+            let p = img.get_pixel(x, y).0;
+            assert!(
+                on_ramp.contains(&p),
+                "({x}, {y}) = {p:?} is not a magma colour"
+            );
+            coloured += usize::from(p[0] != p[1] || p[1] != p[2]);
+        }
+    }
+    assert!(coloured > 200, "{coloured} of 256 pixels coloured");
+    let bad = gallery("bad.png", "#12");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--ramp"));
+    assert!(!dir.join("bad.png").exists());
+}
+
+/// Whether GDAL's command-line tools (`gdalinfo`, `gdal_translate`) run; with
+/// `NOISEGRAPH_REQUIRE_READERS=1` (CI) their absence fails the test instead of skipping it.
+fn gdal() -> bool {
+    let found = ["gdalinfo", "gdal_translate"].iter().all(|tool| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    assert!(
+        found || std::env::var("NOISEGRAPH_REQUIRE_READERS").as_deref() != Ok("1"),
+        "NOISEGRAPH_REQUIRE_READERS=1 but GDAL's gdalinfo and gdal_translate do not run (apt-get install gdal-bin)"
+    );
+    if !found {
+        eprintln!("no GDAL (gdalinfo, gdal_translate): GDAL checks skipped");
+    }
+    found
+}
+
+/// A float32 TIFF as GDAL reads it: `gdalinfo -json`'s size, band type and compression,
+/// and the samples `gdal_translate` writes out as raw little-endian float32 (ENVI).
+fn read_with_gdal(tif: &Path) -> ([u64; 2], String, String, Vec<f32>) {
+    let info = Command::new("gdalinfo")
+        .arg("-json")
+        .arg(tif)
+        .output()
+        .unwrap();
+    assert!(info.status.success(), "gdalinfo {}", tif.display());
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    let size = [
+        info["size"][0].as_u64().unwrap(),
+        info["size"][1].as_u64().unwrap(),
+    ];
+    let raw = tif.with_extension("gdal.raw");
+    let ran = Command::new("gdal_translate")
+        .args(["-q", "-of", "ENVI", "-ot", "Float32"])
+        .arg(tif)
+        .arg(&raw)
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "gdal_translate {}: {}",
+        tif.display(),
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    // ENVI's header says the byte order: 0 is little-endian.
+    let header = std::fs::read_to_string(raw.with_extension("hdr")).unwrap();
+    assert!(header.contains("byte order = 0"), "{header}");
+    let data = std::fs::read(&raw)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    (
+        size,
+        info["bands"][0]["type"].as_str().unwrap_or("").to_string(),
+        info["metadata"]["IMAGE_STRUCTURE"]["COMPRESSION"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+        data,
+    )
+}
+
+/// The `.tif`, whole and as a tile's own file, read by GDAL: its size, float32 samples,
+/// deflate compression, and exactly the `.npy` bake's values (the tile: its part of them).
+#[test]
+fn tiff_whole_and_tiles_are_read_by_gdal_as_the_npy_values() {
+    let dir = scratch("gdal");
+    let (reference, _) = reference(&dir, SIZE);
+    let tif = dir.join("whole.tif");
+    bake_ok(&[GRAPH, "-o", tif.to_str().unwrap(), "--size", SIZE]);
+    let tiles = dir.join("t.tif");
+    bake_ok(&[
+        GRAPH,
+        "-o",
+        tiles.to_str().unwrap(),
+        "--size",
+        SIZE,
+        "--tile",
+        "64",
+    ]);
+    if !gdal() {
+        return;
+    }
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let (size, kind, compression, data) = read_with_gdal(&tif);
+    assert_eq!(size, [203, 141]);
+    assert_eq!(kind, "Float32");
+    assert_eq!(compression, "DEFLATE");
+    assert_eq!(
+        bits(&data),
+        bits(&reference),
+        "GDAL reads the .npy's values"
+    );
+    // Tile row 1, column 2: x 128..192, y 64..128 of the view.
+    let (size, kind, _, data) = read_with_gdal(&dir.join("t_r01_c02.tif"));
+    assert_eq!((size, kind.as_str()), ([64, 64], "Float32"));
+    let part: Vec<f32> = (64..128)
+        .flat_map(|y| reference[y * 203 + 128..y * 203 + 192].to_vec())
+        .collect();
+    assert_eq!(
+        bits(&data),
+        bits(&part),
+        "the tile holds its part of the view"
+    );
+    // The corner tile: 203 - 192 = 11 by 141 - 128 = 13 pixels.
+    let (size, _, _, data) = read_with_gdal(&dir.join("t_r02_c03.tif"));
+    assert_eq!(size, [11, 13]);
+    let corner: Vec<f32> = (128..141)
+        .flat_map(|y| reference[y * 203 + 192..y * 203 + 203].to_vec())
+        .collect();
+    assert_eq!(bits(&data), bits(&corner));
 }

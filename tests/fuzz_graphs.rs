@@ -253,8 +253,25 @@ fn random_graph(rng: &mut Rng) -> Value {
                 let source = reference(rng, &families);
                 let source_dims = source.as_str().map_or(2, &dims_of);
                 generators.push((id.clone(), source_dims));
-                let mut m = json!({"id": id, "type": rng.pick(&["fbm", "ridged", "billow"]),
-                                   "source": source});
+                let kind = *rng.pick(&["fbm", "ridged", "billow", "pingpong", "hybrid", "hetero"]);
+                let mut m = json!({"id": id, "type": kind, "source": source});
+                // The fields only some kinds have (issue 31).
+                let own = match kind {
+                    "fbm" | "ridged" | "billow" => {
+                        Some(("derivative_weight", json!(rng.unit() * 4.0)))
+                    }
+                    "hybrid" | "hetero" => Some(("signal_offset", json!(rng.unit() * 2.0 - 0.5))),
+                    _ => None,
+                };
+                if let Some((key, sensible)) = own {
+                    if rng.chance(40) {
+                        m[key] = if rng.hostile(20) {
+                            number(rng)
+                        } else {
+                            sensible
+                        };
+                    }
+                }
                 for (key, sensible) in [
                     // Up to the limit of 32: the last octaves of a long fBm are too weak to
                     // count and only have to stay finite (graph::limits).

@@ -85,27 +85,53 @@ fn bits(v: &[f32]) -> Vec<u32> {
     v.iter().map(|x| x.to_bits()).collect()
 }
 
+/// The pixels of the CPU bake of `graph` over `view` that differ from a query at their
+/// positions, and the number of pixels.
+fn value_mismatches(graph: &NoiseGraph, view: &View) -> (usize, usize) {
+    let query = PointQuery::new(graph, None).expect("query");
+    let plan = Plan::new(graph, None).unwrap();
+    let bake = run_cpu(&plan, view, &Default::default()).unwrap();
+    let values = query
+        .values(&pixel_positions(view, query.dims() as usize))
+        .unwrap();
+    let differ = values
+        .iter()
+        .zip(&bake.data)
+        .filter(|(a, b)| a.to_bits() != b.to_bits())
+        .count();
+    (differ, values.len())
+}
+
+/// The pixels of the CPU gradient bake of `graph` over `view` (every channel: value, d/dx,
+/// d/dy[, d/dz]) that differ from the query's gradient at their positions; `None` when the
+/// graph has no gradient.
+fn gradient_mismatches(graph: &NoiseGraph, view: &View) -> Option<Vec<String>> {
+    let plan = gradient_plan(graph, None).ok()?;
+    let query = PointQuery::new(graph, None).expect("query");
+    let dims = query.dims() as usize;
+    let bake = run_cpu_gradient(&plan, view, &Default::default()).unwrap();
+    let grads = query.gradients(&pixel_positions(view, dims)).unwrap();
+    let channels = if view.is_volume() { 4 } else { 3 };
+    let mut differ = Vec::new();
+    for (i, texel) in bake.data.iter().enumerate() {
+        let q = &grads[i * (1 + dims)..i * (1 + dims) + channels];
+        if bits(q) != bits(&texel[..channels]) {
+            differ.push(format!("pixel {i}: query {q:?}, bake {texel:?}"));
+        }
+    }
+    Some(differ)
+}
+
 #[test]
 fn a_query_at_a_bakes_pixel_positions_is_the_cpu_bake_bit_for_bit() {
     let mut checked = 0;
     for case in catalog::all() {
-        let query = PointQuery::new(&case.graph, None).expect("query");
-        let plan = Plan::new(&case.graph, None).unwrap();
-        let dims = query.dims() as usize;
         for (name, view) in views(&case.graph) {
-            let bake = run_cpu(&plan, &view, &Default::default()).unwrap();
-            let values = query.values(&pixel_positions(&view, dims)).unwrap();
-            let differ = values
-                .iter()
-                .zip(&bake.data)
-                .filter(|(a, b)| a.to_bits() != b.to_bits())
-                .count();
+            let (differ, n) = value_mismatches(&case.graph, &view);
             assert_eq!(
-                differ,
-                0,
-                "{} at {name}: {differ} of {} pixels differ from the query",
-                case.label,
-                values.len()
+                differ, 0,
+                "{} at {name}: {differ} of {n} pixels differ from the query",
+                case.label
             );
             checked += 1;
         }
@@ -119,22 +145,10 @@ fn a_query_at_a_bakes_pixel_positions_is_the_cpu_bake_bit_for_bit() {
 fn a_gradient_query_at_a_bakes_pixel_positions_is_the_cpu_gradient_bake_bit_for_bit() {
     let mut checked = 0;
     for case in catalog::all() {
-        let Ok(plan) = gradient_plan(&case.graph, None) else {
-            continue;
-        };
-        let query = PointQuery::new(&case.graph, None).expect("query");
-        let dims = query.dims() as usize;
         for (name, view) in views(&case.graph) {
-            let bake = run_cpu_gradient(&plan, &view, &Default::default()).unwrap();
-            let grads = query.gradients(&pixel_positions(&view, dims)).unwrap();
-            let channels = if view.is_volume() { 4 } else { 3 };
-            let mut differ = Vec::new();
-            for (i, texel) in bake.data.iter().enumerate() {
-                let q = &grads[i * (1 + dims)..i * (1 + dims) + channels];
-                if bits(q) != bits(&texel[..channels]) {
-                    differ.push(format!("pixel {i}: query {q:?}, bake {texel:?}"));
-                }
-            }
+            let Some(differ) = gradient_mismatches(&case.graph, &view) else {
+                continue;
+            };
             assert!(
                 differ.is_empty(),
                 "{} at {name}: {} pixels differ, first {}",
@@ -146,6 +160,95 @@ fn a_gradient_query_at_a_bakes_pixel_positions_is_the_cpu_gradient_bake_bit_for_
         }
     }
     assert!(checked > 50, "{checked} gradient bakes checked");
+}
+
+/// Mapped chains (below `transform`, `sphere`, `torus`, `cylinder`, `cube_face`, warped and
+/// stateful ones too) put each pixel's f64 position through the map as a query's point goes,
+/// so the query at a bake's pixel positions is its pixels bit for bit, values and gradients:
+/// an affine map at origin 0 and near 1e6, the curved maps on views of [0, 1]².
+#[test]
+fn a_query_at_a_mapped_bakes_pixel_positions_is_the_cpu_bake_bit_for_bit() {
+    let source = r#"{"id": "p", "type": "perlin", "frequency": 5.3},
+        {"id": "f", "type": "fbm", "source": "p", "octaves": 4},
+        {"id": "q", "type": "simplex", "frequency": 2.2, "seed_offset": 5},
+        {"id": "w", "type": "warp", "source": "f", "displace": ["q", "q"], "amplitude": 0.1}"#;
+    let source3 = r#"{"id": "p", "type": "perlin", "dims": 3, "frequency": 3.1},
+        {"id": "f", "type": "ridged", "source": "p", "octaves": 3},
+        {"id": "o", "type": "opensimplex2", "dims": 3, "frequency": 2.3},
+        {"id": "w", "type": "add", "inputs": ["f", "o"]}"#;
+    let source4 = r#"{"id": "p", "type": "simplex", "dims": 4, "frequency": 2.0},
+        {"id": "w", "type": "fbm", "source": "p", "octaves": 3}"#;
+    let cases = [
+        (
+            "transform 2D",
+            source,
+            r#"{"id": "m", "type": "transform", "source": "w", "rotate": 33.0, "scale": [1.7, 0.6], "translate": [0.3, -2.0]}"#,
+            true,
+        ),
+        (
+            "transform 3D",
+            source3,
+            r#"{"id": "m", "type": "transform", "source": "w", "axis": [1.0, 2.0, 0.5], "angle": 71.0, "translate": [4.0, 0.0, -1.5]}"#,
+            true,
+        ),
+        (
+            "sphere",
+            source3,
+            r#"{"id": "m", "type": "sphere", "source": "w", "radius": 1.3}"#,
+            false,
+        ),
+        (
+            "cylinder",
+            source3,
+            r#"{"id": "m", "type": "cylinder", "source": "w"}"#,
+            false,
+        ),
+        (
+            "cube face",
+            source3,
+            r#"{"id": "m", "type": "cube_face", "source": "w", "face": "ny"}"#,
+            false,
+        ),
+        (
+            "torus",
+            source4,
+            r#"{"id": "m", "type": "torus", "source": "w"}"#,
+            false,
+        ),
+    ];
+    for (label, nodes, mapping, affine) in cases {
+        let graph = NoiseGraph::from_json(&format!(
+            r#"{{"seed": 17, "output": "m", "nodes": [{nodes}, {mapping}]}}"#
+        ))
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let dims = graph.dims_of("m");
+        let mut views = vec![("[0, 1]", View::image(37, 23).with_extent([1.0, 1.0, 1.0]))];
+        if affine {
+            views.push(("origin 1e6", view_at(dims, 1.0e6)));
+            views.push(("origin 0", view_at(dims, 0.0)));
+        } else {
+            views.push((
+                "a window",
+                View::image(29, 31)
+                    .with_origin([0.137, 0.291, 0.0])
+                    .with_extent([0.517, 0.731, 1.0]),
+            ));
+        }
+        for (name, view) in views {
+            let (differ, n) = value_mismatches(&graph, &view);
+            assert_eq!(
+                differ, 0,
+                "{label} at {name}: {differ} of {n} pixels differ"
+            );
+            let differ = gradient_mismatches(&graph, &view).expect("a gradient");
+            assert!(
+                differ.is_empty(),
+                "{label} at {name}: {} gradient pixels differ, first {}",
+                differ.len(),
+                differ[0]
+            );
+        }
+    }
 }
 
 /// Tiles of a view are the view's pixels: the tile's pixel (x, y) is pixel (offset + x,

@@ -7,11 +7,11 @@
 //! Point queries and the WGSL export run them through the catalog (`tests/common/catalog.rs`).
 
 mod common;
+use common::gradient_check::{assert_second_order, cpu_gradient, cpu_value, median};
 
-use noisegraph::engine::{run_cpu, run_cpu_gradient};
 use noisegraph::graph::gradient_plan;
 use noisegraph::parity::PARITY_TOLERANCE;
-use noisegraph::{GradientField, NoiseGraph, Plan, RunOptions, View};
+use noisegraph::{NoiseGraph, Plan, RunOptions, View};
 use serde_json::{json, Value};
 
 /// Two smooth sources (fBm of Perlin, simplex) and a control field, then `out`.
@@ -88,23 +88,6 @@ fn creased_cases() -> Vec<(&'static str, Value)> {
     ]
 }
 
-fn cpu_value(graph: &NoiseGraph, view: &View) -> Vec<f32> {
-    let plan = Plan::new(graph, None).expect("plan");
-    run_cpu(&plan, view, &RunOptions::default())
-        .expect("value bake")
-        .data
-}
-
-fn cpu_gradient(graph: &NoiseGraph, view: &View) -> GradientField {
-    let plan = gradient_plan(graph, None).expect("gradient plan");
-    run_cpu_gradient(&plan, view, &RunOptions::default()).expect("gradient bake")
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// Values within 1e-4 on every parity size and seed (stage by stage, `run_parity`);
 /// gradients within 1e-4 of the gradient scale (or of the pixel's own gradient, where `pow`
 /// with an exponent below 1 grows without bound towards a = 0), allowing the 0.1% of pixels the parity
@@ -153,31 +136,6 @@ fn gpu_matches_the_cpu_twin() {
     }
 }
 
-/// (median |analytic - central difference| over pixels and axes, median |gradient|).
-fn central_difference_error(
-    graph: &NoiseGraph,
-    view: &View,
-    g: &GradientField,
-    h: f64,
-) -> (f64, f64) {
-    let mut errors = Vec::new();
-    let mut sizes = Vec::new();
-    for axis in 0..2 {
-        let shifted = |sign: f64| {
-            let mut origin = view.origin;
-            origin[axis] += sign * h;
-            cpu_value(graph, &view.with_origin(origin))
-        };
-        let (lo, hi) = (shifted(-1.0), shifted(1.0));
-        for (i, s) in g.data.iter().enumerate() {
-            let cd = (hi[i] as f64 - lo[i] as f64) / (2.0 * h);
-            errors.push((s[axis + 1] as f64 - cd).abs());
-            sizes.push((s[axis + 1] as f64).abs());
-        }
-    }
-    (median(errors), median(sizes))
-}
-
 /// The exact gradient against central differences, converging at second order (halving the
 /// step divides the median error by more than 3) and under 1% of the typical gradient;
 /// `quantize`'s gradient is 0 everywhere.
@@ -188,21 +146,7 @@ fn gradients_match_central_differences() {
         .with_extent([0.5, 0.45, 1.0]);
     let h = 0.002;
     for (label, node) in smooth_cases() {
-        let g = graph(11, node);
-        let grad = cpu_gradient(&g, &view);
-        let (coarse, size) = central_difference_error(&g, &view, &grad, h);
-        let (fine, _) = central_difference_error(&g, &view, &grad, h / 2.0);
-        eprintln!("{label}: median |gradient| {size:.3}, error {coarse:.2e} -> {fine:.2e}");
-        assert!(size > 0.005, "{label}: a flat test field ({size})");
-        let exact = 2e-5 * size.max(1.0);
-        if coarse > exact || fine > exact {
-            assert!(
-                coarse / fine > 3.0,
-                "{label}: halving the step divided the error by {}",
-                coarse / fine
-            );
-            assert!(fine < 0.01 * size, "{label}: error {fine:e} against {size}");
-        }
+        assert_second_order(label, &graph(11, node), &view, h);
     }
     let g = graph(11, creased_cases()[0].1.clone());
     assert!(cpu_gradient(&g, &view)

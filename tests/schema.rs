@@ -4,7 +4,7 @@
 //! ones the schema generates (`NOISEGRAPH_UPDATE_README=1 cargo test --test schema` rewrites
 //! them).
 
-use noisegraph::graph::schema::{Category, FieldKind, InputCount, NodeSchema, RefKind};
+use noisegraph::graph::schema::{Category, DimsRule, FieldKind, InputCount, NodeSchema, RefKind};
 use noisegraph::graph::{schema, PointwiseOp};
 use noisegraph::NoiseGraph;
 use serde_json::{json, Value};
@@ -17,6 +17,8 @@ fn parsed(node: Value) -> Result<Value, Vec<(String, String)>> {
         { "id": "p", "type": "perlin" },
         { "id": "f", "type": "fbm", "source": "p" },
         { "id": "zero", "type": "constant" },
+        { "id": "s3", "type": "simplex", "dims": 3 },
+        { "id": "s4", "type": "simplex", "dims": 4 },
         node ] });
     match NoiseGraph::from_value(&graph) {
         Ok(g) => Ok(g.to_json()["nodes"]
@@ -35,10 +37,12 @@ fn parsed(node: Value) -> Result<Value, Vec<(String, String)>> {
 fn minimal(kind: &NodeSchema) -> Value {
     let mut node = json!({ "id": "n", "type": kind.type_name });
     for input in &kind.inputs {
-        let id = if input.of == RefKind::Family {
-            "p"
-        } else {
-            "f"
+        let id = match (input.of, kind.dims) {
+            (RefKind::Family, _) => "p",
+            // A curved mapping's source has its dims.
+            (_, DimsRule::Fixed { source: 3, .. }) => "s3",
+            (_, DimsRule::Fixed { source: 4, .. }) => "s4",
+            _ => "f",
         };
         node[input.name] = match input.count {
             InputCount::One => json!(id),
@@ -69,7 +73,7 @@ fn every_node_kind_is_declared_once() {
     );
     assert_eq!(
         s.types(Category::Fractal),
-        ["fbm", "ridged", "billow", "pingpong"]
+        ["fbm", "ridged", "billow", "pingpong", "hybrid", "hetero"]
     );
     assert_eq!(s.types(Category::Warp), ["warp"]);
     // An unknown type's error lists every type; each listed one is declared.
@@ -132,6 +136,10 @@ fn bounds_are_the_parsers() {
                 FieldKind::Integer | FieldKind::Period => json!(x as i64),
                 FieldKind::Pair if x < 0.0 => json!([x, 0.0]),
                 FieldKind::Pair => json!([0.0, x]),
+                // A point at the bound, another where the order allows.
+                FieldKind::Points if x < 0.0 => json!([[x, 0.0], [0.0, 0.0]]),
+                FieldKind::Points => json!([[0.0, 0.0], [x, 0.0]]),
+                FieldKind::Triple => json!([x, 0.0, 1.0]),
                 _ => json!(x),
             };
             let mut cases = Vec::new();
@@ -165,6 +173,10 @@ fn bounds_are_the_parsers() {
                 if kind.category == Category::Fractal && f.name != "octaves" {
                     node["octaves"] = json!(1);
                 }
+                if kind.type_name == "transform" && matches!(f.name, "axis" | "angle") {
+                    // A 3D rotation rotates a 3D source (a check of its own).
+                    node["source"] = json!("s3");
+                }
                 if kind.type_name == "clamp" {
                     // min <= max is a check of its own.
                     let other = if f.name == "min" { "max" } else { "min" };
@@ -185,6 +197,26 @@ fn bounds_are_the_parsers() {
                         kind.type_name
                     ),
                     (Ok(_), false) => panic!("{}.{name} = {v}: accepted", kind.type_name),
+                }
+            }
+        }
+        // A list takes its count of items: the fewest and the most, not one less or more.
+        for f in kind.fields.iter().filter(|f| f.kind == FieldKind::Points) {
+            let [lo, hi] = f.items.expect("a points field bounds its count");
+            let list = |n: u32| json!((0..n).map(|i| [f64::from(i), 0.0]).collect::<Vec<_>>());
+            for (n, accepted) in [(lo - 1, false), (lo, true), (hi, true), (hi + 1, false)] {
+                let mut node = minimal(kind);
+                node[f.name] = list(n);
+                let result = parsed(node);
+                assert_eq!(
+                    result.is_ok(),
+                    accepted,
+                    "{}.{} with {n} items: {result:?}",
+                    kind.type_name,
+                    f.name
+                );
+                if let Err(e) = result {
+                    assert!(e.iter().any(|(field, _)| field == f.name), "{e:?}");
                 }
             }
         }
@@ -259,6 +291,27 @@ fn inputs_and_dims_follow_the_schema() {
                 fam.gradient.without
             );
         }
+    }
+    // Mappings: a transform has its source's dims; a curved mapping is 2D, of a source of the
+    // dims its rule names.
+    for kind in schema()
+        .nodes
+        .iter()
+        .filter(|n| n.category == Category::Mapping)
+    {
+        let graph = NoiseGraph::from_value(&json!({ "seed": 1, "output": "n", "nodes": [
+            { "id": "p", "type": "perlin" },
+            { "id": "f", "type": "fbm", "source": "p" },
+            { "id": "s3", "type": "simplex", "dims": 3 },
+            { "id": "s4", "type": "simplex", "dims": 4 },
+            minimal(kind) ] }))
+        .unwrap_or_else(|e| panic!("{}: {e}", kind.type_name));
+        let want = match kind.dims {
+            DimsRule::Source => 2,
+            DimsRule::Fixed { dims, .. } => dims,
+            other => panic!("{}: dims rule {other:?}", kind.type_name),
+        };
+        assert_eq!(graph.dims_of("n"), want, "{}", kind.type_name);
     }
     let simplex = schema().node("simplex").unwrap();
     assert!(

@@ -11,7 +11,9 @@ use common::{catalog, glslang};
 
 use noisegraph::export::shader::declared_names;
 use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
-use noisegraph::export::{export_shader, Language, ShaderExport, ShaderOptions, Target};
+use noisegraph::export::{
+    export_shader, table_buffer_declaration, Language, ShaderExport, ShaderOptions, Target,
+};
 
 const USER_FUNCTIONS_ES: &str = "
 uint hash(uint x) { return x * 747796405u; }
@@ -19,6 +21,15 @@ float fade(float t) { return t * t * (3.0 - 2.0 * t); }
 float lerp(float a, float b, float t) { return a + t * (b - a); }
 float noise(vec2 p) { return fade(p.x); }
 float fbm(vec2 p) { return noise(p) * 0.5; }
+";
+
+/// The same functions in HLSL, for the Unity and Unreal shapes.
+const USER_FUNCTIONS_HLSL: &str = "
+uint hash(uint x) { return x * 747796405u; }
+float fade(float t) { return t * t * (3.0 - 2.0 * t); }
+float lerp(float a, float b, float t) { return a + t * (b - a); }
+float noise(float2 p) { return fade(p.x); }
+float fbm(float2 p) { return noise(p) * 0.5; }
 ";
 
 /// The calls a user makes: every public function, summed into one float.
@@ -68,7 +79,38 @@ fn every_catalog_graph_exports_in_every_language_with_prefixed_names() {
             let export = export_shader(&case.graph, &ShaderOptions::new("height", language))
                 .unwrap_or_else(|e| panic!("{} ({language}): {e}", case.label));
             assert_prefixed(&case.label, &export);
-            assert!(export.tables.is_none(), "translations inline their tables");
+            // GLSL ES and MSL inline every table; GLSL 4.50 and HLSL read the large ones (at
+            // least those the WGSL export reads from its buffer) from a buffer they declare.
+            let wgsl = export_wgsl(&case.graph, &WgslOptions::new("height")).unwrap();
+            match &export.tables {
+                Some(t) => {
+                    assert!(language.has_table_buffer(), "{} ({language})", case.label);
+                    let declaration = table_buffer_declaration(language, "height", t);
+                    assert!(
+                        export.source.contains(&declaration),
+                        "{} ({language}): the header names {declaration}",
+                        case.label
+                    );
+                    // The code (not only the header) declares it at the default binding.
+                    let declared = match language {
+                        Language::Hlsl => "ByteAddressBuffer height_tables : register(t0",
+                        _ => "layout(std430, binding = 0) readonly buffer height_Tables",
+                    };
+                    assert!(
+                        export
+                            .source
+                            .lines()
+                            .any(|l| !l.starts_with("//") && l.contains(declared)),
+                        "{} ({language})",
+                        case.label
+                    );
+                }
+                None => assert!(
+                    wgsl.tables.is_none() || !language.has_table_buffer(),
+                    "{} ({language}): no table buffer where WGSL has one",
+                    case.label
+                ),
+            }
             assert!(export.source.contains(language.version()));
             let code_lines = || export.source.lines().filter(|l| !l.starts_with("//"));
             assert!(
@@ -151,8 +193,7 @@ fn unity_and_unreal_shapes_compile_with_glslangs_hlsl_front_end() {
             }
             let user = format!(
                 "[[vk::binding(0, 0)]] RWStructuredBuffer<float> out_;\n\
-                 float lerp(float a, float b, float t) {{ return a + t * (b - a); }}\n\
-                 uint hash(uint x) {{ return x * 747796405u; }}\n\
+                 {USER_FUNCTIONS_HLSL}\n\
                  #include \"height.{ext}\"\n\
                  [numthreads(1, 1, 1)]\nvoid main() {{\n{body}}}\n",
                 ext = target.extension()
@@ -360,7 +401,7 @@ fn the_shader_command_refuses_bad_flags_with_exit_2() {
         (vec!["--target", "cryengine"], "cryengine"),
         (vec![], "--lang"),
         (
-            vec!["--lang", "hlsl", "--table-binding", "1,2"],
+            vec!["--lang", "msl", "--table-binding", "1,2"],
             "--table-binding",
         ),
         (vec!["--lang", "glsl", "--name", "h"], "--name 'h'"),

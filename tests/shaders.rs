@@ -61,6 +61,79 @@ fn stage_for(
         fractal: None,
         displace: vec![],
         amplitude: 0.0,
+        mapping: None,
+    }
+}
+
+/// Mapped stages (`graph::mapping`): every family under an affine and, where its dims take
+/// one, a curved map, in value and gradient form, plain and warped (displacement fields),
+/// generic and specialized.
+#[test]
+fn mapped_stage_shapes_validate() {
+    use noisegraph::graph::{MapKind, Mapping};
+    let transform = MapKind::Transform {
+        translate: [0.5; 4],
+        scale: [2.0; 4],
+        rotate: 30.0,
+        axis: [0.0, 0.0, 1.0],
+        angle: 0.0,
+    };
+    for fam in registry() {
+        for &dims in fam.dims() {
+            let params = default_params(*fam);
+            let aux = fam.aux_data(dims, &params, 1).is_some();
+            let mut maps = vec![Mapping::IDENTITY.then(&transform, dims).unwrap()];
+            let curve = match dims {
+                3 => Some(MapKind::Sphere { radius: 1.0 }),
+                4 => Some(MapKind::Torus {
+                    radius_x: 0.2,
+                    radius_y: 0.3,
+                }),
+                _ => None,
+            };
+            if let Some(curve) = curve {
+                maps.push(Mapping::IDENTITY.then(&curve, dims).unwrap());
+            }
+            for mapping in maps {
+                for displace in [0, dims.min(4)] {
+                    let mut stage = stage_for(*fam, dims, params.clone());
+                    stage.mapping = Some(mapping);
+                    stage.amplitude = 0.5;
+                    stage.displace = (0..displace).map(|_| Displacement::Field(0)).collect();
+                    let layout = GenerateLayout {
+                        volume: false,
+                        partial: false,
+                        displace,
+                        inline: 0,
+                        aux,
+                    };
+                    let label = format!(
+                        "{} {dims}D mapped {:?} displace {displace}",
+                        fam.name(),
+                        mapping.curve
+                    );
+                    let source = generate_source(&stage, layout, pass_of(false));
+                    validate_wgsl(&source).unwrap_or_else(|e| panic!("{label}:\n{e}"));
+                    let source = specialized_source(&stage, layout, pass_of(false));
+                    validate_wgsl(&source).unwrap_or_else(|e| panic!("{label}, specialized:\n{e}"));
+                    let gradient = generate_source_in(
+                        FieldForm::Gradient,
+                        &stage,
+                        layout,
+                        pass_of(false),
+                        None,
+                    );
+                    if let Some(source) = gradient {
+                        assert!(
+                            source.contains("map_jacobian"),
+                            "{label}: the chain rule through the map"
+                        );
+                        validate_wgsl(&source)
+                            .unwrap_or_else(|e| panic!("{label} in gradient form:\n{e}"));
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -96,6 +169,8 @@ fn fused_warp_shapes_validate() {
                     gain: 0.5,
                     seed_offset: 0,
                     offset: [0.0; 4],
+                    derivative_weight: 0.0,
+                    signal_offset: 0.0,
                 });
                 chain.source.period = Some([4; 4]);
                 let axes = dims.clamp(2, 4) as usize;
@@ -260,9 +335,20 @@ fn every_wgsl_file_validates_as_assembled() {
         for inputs in 0..=3 {
             validate_wgsl(&combine_source(volume, inputs))
                 .unwrap_or_else(|e| panic!("combine volume={volume} inputs={inputs}:\n{e}"));
-            validate_wgsl(&combine_source_in(FieldForm::Gradient, volume, inputs)).unwrap_or_else(
-                |e| panic!("combine volume={volume} inputs={inputs} in gradient form:\n{e}"),
-            );
+            validate_wgsl(&combine_source_in(
+                FieldForm::Gradient,
+                volume,
+                inputs,
+                false,
+            ))
+            .unwrap_or_else(|e| {
+                panic!("combine volume={volume} inputs={inputs} in gradient form:\n{e}")
+            });
+        }
+        // The curve's form (one input, the larger uniform).
+        for form in [FieldForm::Value, FieldForm::Gradient] {
+            validate_wgsl(&combine_source_in(form, volume, 1, true))
+                .unwrap_or_else(|e| panic!("curve volume={volume} {form:?}:\n{e}"));
         }
     }
     for format in NormalMapFormat::ALL {
@@ -284,6 +370,76 @@ fn every_wgsl_file_validates_as_assembled() {
             covered.contains(path),
             "{path} is not used by any family or stage, so it was never validated"
         );
+    }
+}
+
+/// The octave sums of the fractals that carry a state (hybrid, hetero, a derivative weight;
+/// `gpu::assemble` generates them) validate for every family and dims, warped or not, in
+/// value and gradient form, generic and specialized (a derivative weight where the family has
+/// a gradient form, which it needs).
+#[test]
+fn stateful_fractal_shapes_validate() {
+    for fam in registry() {
+        for &dims in fam.dims() {
+            let params = default_params(*fam);
+            let gradient = fam.wgsl_grad_call(dims, &params).is_some();
+            let aux = fam.aux_data(dims, &params, 1).is_some();
+            let mut kinds = vec![(FractalKind::Hybrid, 0.0), (FractalKind::Hetero, 0.0)];
+            if gradient {
+                kinds.push((FractalKind::Billow, 1.5));
+            }
+            for (kind, derivative_weight) in kinds {
+                let mut stage = stage_for(*fam, dims, params.clone());
+                stage.fractal = Some(FractalNode {
+                    source: "c".into(),
+                    kind,
+                    octaves: 3,
+                    lacunarity: 2.0,
+                    gain: 0.5,
+                    seed_offset: 0,
+                    offset: [0.0; 4],
+                    derivative_weight,
+                    signal_offset: 0.5,
+                });
+                for displace in [0, dims.min(4)] {
+                    stage.amplitude = 0.5;
+                    stage.displace = (0..displace as usize).map(Displacement::Field).collect();
+                    for volume in [false, true] {
+                        let layout = GenerateLayout {
+                            volume,
+                            partial: false,
+                            displace,
+                            inline: 0,
+                            aux,
+                        };
+                        let label = format!(
+                            "{} {dims}D {kind:?} k {derivative_weight} {layout:?}",
+                            fam.name()
+                        );
+                        let pass = pass_of(false);
+                        let mut sources = vec![
+                            ("generic", generate_source(&stage, layout, pass)),
+                            ("specialized", specialized_source(&stage, layout, pass)),
+                        ];
+                        if gradient {
+                            let generic =
+                                generate_source_in(FieldForm::Gradient, &stage, layout, pass, None);
+                            sources.push(("gradient", generic.expect("a gradient form")));
+                            sources.push((
+                                "specialized gradient",
+                                specialized_gradient_source(&stage, layout, pass),
+                            ));
+                        }
+                        for (form, source) in sources {
+                            assert!(source.contains("multifractal_"), "{label} {form}");
+                            if let Err(e) = validate_wgsl(&source) {
+                                panic!("{label} {form} fails validation:\n{e}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -21,6 +21,8 @@ fn hash_2d(x: vec2<u32>) -> u32 { return x.x ^ x.y; }
 fn pcg(x: u32) -> u32 { return x; }
 fn fade(t: f32) -> f32 { return t; }
 fn lerp(a: f32, b: f32, t: f32) -> f32 { return a + t * (b - a); }
+fn noise(p: vec2<f32>) -> f32 { return fade(p.x); }
+fn fbm(p: vec2<f32>) -> f32 { return noise(p) * 0.5; }
 fn perlin_2d(p: vec2<f32>) -> f32 { return p.x; }
 fn simplex_2d(p: vec2<f32>) -> f32 { return p.y; }
 fn fractal_remap(n: f32) -> f32 { return n; }
@@ -31,7 +33,7 @@ fn sample_family(a: f32) -> f32 { return a; }
 
 fn user_entry(call: &str) -> String {
     format!(
-        "@compute @workgroup_size(1)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {{\n    out[id.x] = {call} + fade(0.5) + f32(hash(1u)) + aux[0];\n}}\n"
+        "@compute @workgroup_size(1)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {{\n    out[id.x] = {call} + fade(0.5) + f32(hash(1u)) + fbm(vec2<f32>(0.5)) + lerp(0.0, 1.0, 0.5) + aux[0];\n}}\n"
     )
 }
 

@@ -2,8 +2,8 @@
 # Every output format of `noisegraph bake` beside the .npy bake, and Pillow's and OpenEXR's
 # own writers on the same image: wall time, CPU time (user + system), peak RSS (all from
 # /usr/bin/time -v, the whole process) and file size. Runs are interleaved (each round runs
-# every case once) so that load from other work spreads over all cases; summary.py prints
-# the medians as the table in BENCHMARKS.md.
+# every case once) so that load from other work spreads over all cases; each run notes the
+# 1-minute load average; summary.py prints the medians as the table in BENCHMARKS.md.
 #
 #   benches/formats/run.sh [ROUNDS] [SIZE...]     (default: 3 rounds, 4096 and 16384)
 #
@@ -21,7 +21,7 @@ graph=examples/terrain.json
 work=${BENCH_DIR:-target/bench-formats}
 mkdir -p "$work"
 results="$work/results.csv"
-echo "size,case,round,wall_s,cpu_s,rss_kb,bytes" >"$results"
+echo "size,case,round,wall_s,cpu_s,rss_kb,bytes,load" >"$results"
 
 # case name -> bake arguments (output file is appended)
 declare -A cases=(
@@ -31,13 +31,17 @@ declare -A cases=(
     [png16-default]="out.png --format png16 --png-compression default"
     [exr-zip]="out.exr"
     [exr-piz]="out.exr --exr-compression piz"
+    [exr-rle]="out.exr --exr-compression rle"
+    [exr-none]="out.exr --exr-compression none"
     [exr-half]="out.exr --exr-half"
     [tif]="out.tif"
     [r16]="out.r16"
     [r32]="out.r32"
     [ramp]="out.png --ramp terrain"
+    [packed-png16]="out.png --format png16 --channels r=terrain,g=base,b=normal.x"
+    [packed-exr]="out.exr --channels r=terrain,g=base,b=normal.x"
 )
-order=(npy png8 png16 png16-default exr-zip exr-piz exr-half tif r16 r32 ramp)
+order=(npy png8 png16 png16-default exr-zip exr-piz exr-rle exr-none exr-half tif r16 r32 ramp packed-png16 packed-exr)
 writers=(pillow-png8 pillow-png16 pillow-tif openexr-zip)
 # BENCH_CASES / BENCH_WRITERS: a subset (space-separated names), e.g. for the largest size.
 read -r -a order <<<"${BENCH_CASES:-${order[*]}}"
@@ -52,9 +56,10 @@ measure() { # size case round command...
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$log")
     cpu=$(awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} END {print u + s}' "$log")
     rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
-    local bytes
+    local bytes load
     bytes=$(stat -c %s "$work"/out.* 2>/dev/null | head -1)
-    echo "$size,$case,$round,$wall,$cpu,$rss,$bytes" >>"$results"
+    load=$(cut -d' ' -f1 /proc/loadavg) # the 1-minute load average as the run ends
+    echo "$size,$case,$round,$wall,$cpu,$rss,$bytes,$load" >>"$results"
     rm -f "$work"/out.*
 }
 

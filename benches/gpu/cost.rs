@@ -68,8 +68,13 @@ pub fn plan_cost(
                 // Each later pass reads the partial sum; each pass reads the displacements.
                 (source, passes, (passes - 1 + passes * fields) as f64)
             }
-            StageKind::Combine { inputs, .. } => (
-                combine_source_in(form, view.is_volume(), inputs.len() as u32),
+            StageKind::Combine { op, inputs } => (
+                combine_source_in(
+                    form,
+                    view.is_volume(),
+                    inputs.len() as u32,
+                    op.curve_table().is_some(),
+                ),
                 1,
                 inputs.len() as f64,
             ),

@@ -85,19 +85,21 @@ pub struct BakeArgs {
     pub resume: bool,
     /// Bake the node's normal map instead of its values: `analytic` (from the families'
     /// derivatives: a value or perlin node in 2D or 3D, a simplex node with the default
-    /// falloff, a cellular, gabor or phasor node, or fbm / ridged / billow / pingpong over one) or
+    /// falloff, a cellular, gabor or phasor node, or a fractal (fbm, ridged, billow, pingpong,
+    /// hybrid, hetero) over one) or
     /// `central` (central differences of the baked field, any node). PNG gets RGB
     /// n * 0.5 + 0.5; npy (H, W, 4) and exr RGBA get (nx, ny, nz, height).
     #[arg(long, value_name = "analytic|central")]
     pub normal_map: Option<String>,
-    /// PNG deflate effort: `fast` (level 1, about the speed of the noise), `default` (6) or
-    /// `best` (9). Bands are deflated on every core either way.
-    #[arg(long, value_name = "fast|default|best", default_value = "fast")]
-    pub png_compression: String,
+    /// PNG deflate effort: `fast` (each piece Huffman-coded without a search for matches, about
+    /// the speed of the noise), `default` (zlib's level 6) or `best` (9). Bands are deflated on
+    /// every core either way. PNG only [default: fast].
+    #[arg(long, value_name = "fast|default|best")]
+    pub png_compression: Option<String>,
     /// EXR block compression (lossless): `zip` (16-line zlib blocks), `piz` (wavelet, 32
-    /// lines), `rle` or `none`.
-    #[arg(long, value_name = "zip|piz|rle|none", default_value = "zip")]
-    pub exr_compression: String,
+    /// lines), `rle` or `none`. EXR only [default: zip].
+    #[arg(long, value_name = "zip|piz|rle|none")]
+    pub exr_compression: Option<String>,
     /// EXR samples as half floats (16-bit) instead of f32. EXR only.
     #[arg(long)]
     pub exr_half: bool,
@@ -117,6 +119,11 @@ pub struct BakeArgs {
     /// With --normal-map: the surface is z = height_scale * value, x and y in view units.
     #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub height_scale: f32,
+    /// Bake the six faces of a cube map of the graph's 3D output: -o must hold `{face}`,
+    /// replaced by px, nx, py, ny, pz, nz (OpenGL / Vulkan order and orientation; see the
+    /// README's "Mappings").
+    #[arg(long)]
+    pub cube_map: bool,
 }
 
 /// `--tile N`: a whole number of pixels, at least 1.
@@ -142,12 +149,41 @@ fn defaults_of(args: &BakeArgs) -> Result<Defaults, Failure> {
         field: args.field,
         channels: args.channels.as_deref().map(parse_channels).transpose()?,
         write: WriteOptions {
-            png_compression: PngCompression::parse(&args.png_compression)?,
-            exr_compression: ExrCompression::parse(&args.exr_compression)?,
+            png_compression: args
+                .png_compression
+                .as_deref()
+                .map(PngCompression::parse)
+                .transpose()?
+                .unwrap_or_default(),
+            exr_compression: args
+                .exr_compression
+                .as_deref()
+                .map(ExrCompression::parse)
+                .transpose()?
+                .unwrap_or_default(),
             exr_half: args.exr_half,
             ramp: args.ramp.as_deref().map(Ramp::parse).transpose()?,
         },
     })
+}
+
+/// `--png-compression` or `--exr-compression` given for one output of another format: the
+/// flag would do nothing, so it is refused. (A batch's flags apply to its PNG or EXR outputs
+/// and are unused by the others.)
+fn check_compression_flags(args: &BakeArgs, format: Format) -> Result<(), Failure> {
+    if args.png_compression.is_some() && !matches!(format, Format::Png | Format::Png16) {
+        return Err(Failure::bad_input(format!(
+            "--png-compression: sets PNG's deflate (png, png16), not {}'s",
+            format.name()
+        )));
+    }
+    if args.exr_compression.is_some() && format != Format::Exr {
+        return Err(Failure::bad_input(format!(
+            "--exr-compression: sets EXR's block compression, not {}'s",
+            format.name()
+        )));
+    }
+    Ok(())
 }
 
 pub fn run(args: BakeArgs) -> Result<i32, Failure> {
@@ -199,7 +235,28 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
             .clone()
             .ok_or_else(|| Failure::bad_input("-o/--out: required (the output file)"))?;
         let job = Job::from_flags(sources.remove(0), output, &defaults)?;
+        check_compression_flags(&args, job.format)?;
         runner.bake_normal_map(&job, mode, args.height_scale)?;
+        runner.summary(0, start);
+        return Ok(0);
+    }
+
+    if args.cube_map {
+        if sources.len() != 1 || args.manifest.is_some() {
+            return Err(Failure::bad_input(
+                "--cube-map: bakes one graph (a file or --preset), not a batch or a manifest",
+            ));
+        }
+        let output = args.out.clone().ok_or_else(|| {
+            Failure::bad_input("-o/--out: required (a path with {face}, e.g. sky_{face}.png)")
+        })?;
+        let jobs = super::cube_map::jobs(sources.remove(0), &output, &args, &defaults)?;
+        for job in &jobs {
+            let units: Vec<usize> = (0..job.units()).filter(|&u| runner.selected(u)).collect();
+            if !units.is_empty() {
+                runner.run_job(job, &units)?;
+            }
+        }
         runner.summary(0, start);
         return Ok(0);
     }
@@ -211,6 +268,7 @@ pub fn run(args: BakeArgs) -> Result<i32, Failure> {
             .clone()
             .ok_or_else(|| Failure::bad_input("-o/--out: required (the output file)"))?;
         let job = Job::from_flags(sources.remove(0), output, &defaults)?;
+        check_compression_flags(&args, job.format)?;
         if let Some(parent) = job.output.parent().filter(|p| !p.as_os_str().is_empty()) {
             if !parent.is_dir() {
                 return Err(Failure::bad_input(format!(

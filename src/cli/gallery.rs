@@ -127,6 +127,22 @@ pub fn panels() -> Vec<Panel> {
             json!({ "id": "out", "type": "pingpong", "source": "base", "octaves": 3 }),
         ],
     });
+    for kind in ["hybrid", "hetero"] {
+        out.push(Panel {
+            label: format!("{kind} perlin"),
+            nodes: vec![
+                base(),
+                json!({ "id": "out", "type": kind, "source": "base", "octaves": 6 }),
+            ],
+        });
+    }
+    out.push(Panel {
+        label: "fbm deriv-weight".into(),
+        nodes: vec![
+            base(),
+            json!({ "id": "out", "type": "fbm", "source": "base", "octaves": 6, "derivative_weight": 1.0 }),
+        ],
+    });
     out.push(Panel {
         label: "warp fbm".into(),
         nodes: vec![
@@ -169,7 +185,57 @@ pub fn panels() -> Vec<Panel> {
         });
     }
     out.extend(remap_and_blend_panels());
+    out.extend(mapping_panels());
     out
+}
+
+/// The mappings (issue 31): a transform of a subgraph, and the sphere, torus and cylinder
+/// maps (the torus panel tiles: its opposite edges meet).
+fn mapping_panels() -> Vec<Panel> {
+    let f = |dims: u32, family: &str, frequency: f64| {
+        vec![
+            json!({ "id": "n", "type": family, "dims": dims, "frequency": frequency }),
+            json!({ "id": "f", "type": "fbm", "source": "n", "octaves": 5 }),
+        ]
+    };
+    let cellular = || {
+        vec![
+            json!({ "id": "c", "type": "cellular", "frequency": 5.0, "return": "f2_minus_f1" }),
+            json!({ "id": "f", "type": "ridged", "source": "c", "octaves": 2 }),
+        ]
+    };
+    [
+        (
+            "transform cells",
+            cellular(),
+            json!({ "type": "transform", "source": "f", "rotate": 30, "scale": [1.0, 3.0] }),
+        ),
+        (
+            "sphere equirect",
+            f(3, "simplex", 2.0),
+            json!({ "type": "sphere", "source": "f" }),
+        ),
+        (
+            "torus osimplex2",
+            f(4, "opensimplex2", 4.0),
+            json!({ "type": "torus", "source": "f" }),
+        ),
+        (
+            "cylinder simplex",
+            f(3, "simplex", 4.0),
+            json!({ "type": "cylinder", "source": "f" }),
+        ),
+    ]
+    .into_iter()
+    .map(|(label, mut nodes, mut node)| {
+        node["id"] = json!("out");
+        nodes.push(node);
+        Panel {
+            label: label.into(),
+            nodes,
+        }
+    })
+    .collect()
 }
 
 /// The remaps and blends (issue 31), on fBm of Perlin and on simplex.
@@ -210,6 +276,11 @@ fn remap_and_blend_panels() -> Vec<Panel> {
         (
             "select by value",
             json!({ "type": "select", "inputs": ["f", "other", "mask"], "falloff": 0.1 }),
+        ),
+        (
+            "curve fbm",
+            json!({ "type": "curve", "source": "f",
+                    "points": [[-0.6, -1.0], [-0.3, 0.6], [-0.1, -0.4], [0.1, 0.8], [0.3, -0.2], [0.6, 1.0]] }),
         ),
     ]
     .into_iter()

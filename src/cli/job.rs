@@ -16,6 +16,13 @@ use super::{parse_size, Failure};
 pub enum GraphSource {
     File(PathBuf),
     Preset(String),
+    /// One face of a cube map (`bake --cube-map`): the graph's output (or `node`) under a
+    /// `cube_face` node.
+    CubeFace {
+        inner: Box<GraphSource>,
+        node: Option<String>,
+        face: usize,
+    },
 }
 
 impl GraphSource {
@@ -27,6 +34,9 @@ impl GraphSource {
                     .map_err(|e| Failure::bad_input(format!("{}: {e}", path.display())))
             }
             GraphSource::Preset(name) => Ok(noisegraph::presets::graph(name)?),
+            GraphSource::CubeFace { inner, node, face } => {
+                super::cube_map::face_graph(&inner.load()?, node.as_deref(), *face)
+            }
         }
     }
     /// A short name for outputs and messages: the file stem or the preset name.
@@ -37,6 +47,9 @@ impl GraphSource {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "graph".into()),
             GraphSource::Preset(name) => name.clone(),
+            GraphSource::CubeFace { inner, face, .. } => {
+                format!("{} {}", inner.stem(), noisegraph::graph::CUBE_FACES[*face])
+            }
         }
     }
 }

@@ -5,6 +5,7 @@
 
 mod analyze;
 mod bake;
+mod cube_map;
 mod gallery;
 mod info;
 mod job;

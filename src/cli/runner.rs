@@ -594,7 +594,7 @@ impl Runner {
             let written = scope.spawn(move || -> Result<(), Failure> {
                 let mut writer = writer;
                 for band in received {
-                    writer.write_rows(&band)?;
+                    writer.write_band(band)?;
                     writer.start_writeback();
                 }
                 // All bands sent, or the baking side stopped: finish only a whole image

@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use noisegraph::export::{export_shader, Language, ShaderExport, ShaderOptions, Target};
+use noisegraph::export::{
+    export_shader, table_buffer_declaration, Language, ShaderExport, ShaderOptions, Target,
+};
 use noisegraph::io::write_atomic;
 
 use super::job::GraphSource;
@@ -37,9 +39,10 @@ pub struct ShaderArgs {
     /// Export this node instead of the graph's output.
     #[arg(long)]
     pub node: Option<String>,
-    /// WGSL only: where a module whose tables are too large to inline declares its storage
-    /// buffer, GROUP,BINDING. The buffer's data (little-endian f32) is written beside the
-    /// module as <output stem>.tables.bin. The other languages inline every table.
+    /// WGSL, GLSL and HLSL: where a file whose tables are too large to inline declares its
+    /// storage buffer, GROUP,BINDING (WGSL @group / @binding; GLSL binding, and set in Vulkan;
+    /// HLSL register(tBINDING, spaceGROUP)). The buffer's data (little-endian f32) is written
+    /// beside the file as <output stem>.tables.bin. GLSL ES and MSL inline every table.
     #[arg(long, value_name = "GROUP,BINDING")]
     pub table_binding: Option<String>,
 }
@@ -78,10 +81,10 @@ pub fn run(args: ShaderArgs) -> Result<(), Failure> {
     };
     let (language, target) = language_and_target(&args)?;
     let table_binding = match &args.table_binding {
-        Some(text) if language != Language::Wgsl => {
+        Some(text) if !language.has_table_buffer() => {
             return Err(Failure::bad_input(format!(
-                "--table-binding {text}: only WGSL declares a table buffer (--lang {language} \
-                 inlines every table)"
+                "--table-binding {text}: only WGSL, GLSL 4.50 and HLSL declare a table buffer \
+                 (--lang {language} inlines every table)"
             )))
         }
         Some(text) => parse_binding(text)?,
@@ -141,10 +144,8 @@ fn summarize(output: &Path, export: &ShaderExport) {
     }
     if let Some(t) = &export.tables {
         eprintln!(
-            "noisegraph: the module reads a storage buffer at @group({}) @binding({}): upload {} \
-             ({} f32)",
-            t.group,
-            t.binding,
+            "noisegraph: the file reads a storage buffer, {}: upload {} ({} f32)",
+            table_buffer_declaration(export.language, n, t),
             tables_path(output).display(),
             t.data.len()
         );

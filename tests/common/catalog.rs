@@ -115,11 +115,39 @@ pub fn variants() -> Vec<CatalogGraph> {
             {"id": "out", "type": "max", "inputs": ["e", "f"]}]}),
     ));
     out.extend(remaps_and_blends());
+    out.extend(multifractals());
     out
 }
 
+/// The fractals whose octaves carry a state (issue 31): `hybrid`, `hetero`, and fbm, ridged
+/// and billow with a `derivative_weight`, unwarped and warped.
+fn multifractals() -> Vec<CatalogGraph> {
+    vec![
+        parse(
+            "hybrid, hetero and derivative-weighted fbm, added",
+            json!({"seed": 17, "output": "out", "nodes": [
+                {"id": "p", "type": "perlin", "frequency": 3.0},
+                {"id": "s", "type": "simplex", "frequency": 2.0, "seed_offset": 4},
+                {"id": "hy", "type": "hybrid", "source": "p", "octaves": 5},
+                {"id": "he", "type": "hetero", "source": "s", "octaves": 4},
+                {"id": "dw", "type": "fbm", "source": "p", "octaves": 4, "derivative_weight": 1.5},
+                {"id": "a", "type": "add", "inputs": ["hy", "he"]},
+                {"id": "out", "type": "add", "inputs": ["a", "dw"]}]}),
+        ),
+        parse(
+            "warped derivative-weighted ridged of value 3D",
+            json!({"seed": 23, "output": "w", "nodes": [
+                {"id": "v", "type": "value", "dims": 3, "frequency": 2.5, "z": 0.3},
+                {"id": "r", "type": "ridged", "source": "v", "octaves": 3, "derivative_weight": 0.5},
+                {"id": "dx", "type": "perlin", "dims": 3, "frequency": 2.0, "seed_offset": 7},
+                {"id": "dy", "type": "fbm", "source": "dx", "octaves": 2, "seed_offset": 9},
+                {"id": "w", "type": "warp", "source": "r", "displace": ["dx", "dy", "dx"], "amplitude": 0.2}]}),
+        ),
+    ]
+}
+
 /// The remaps and blends (`pow`, `smoothstep`, `quantize`, `terrace`, `smooth_min`,
-/// `smooth_max`, `select`), smooth and creased settings.
+/// `smooth_max`, `select`, `curve` in both modes), smooth and creased settings.
 fn remaps_and_blends() -> Vec<CatalogGraph> {
     let sources = || {
         vec![
@@ -146,6 +174,16 @@ fn remaps_and_blends() -> Vec<CatalogGraph> {
                 json!({"id": "lo", "type": "smooth_min", "inputs": ["a", "b"], "k": 0.3}),
                 json!({"id": "hi", "type": "smooth_max", "inputs": ["a", "b"], "k": 0.2}),
                 json!({"id": "out", "type": "select", "inputs": ["lo", "hi", "c"], "threshold": 0.1, "falloff": 0.2}),
+            ],
+        ),
+        (
+            "curves monotone and free",
+            vec![
+                json!({"id": "cm", "type": "curve", "source": "a",
+                       "points": [[-1.0, -0.8], [-0.2, -0.5], [0.1, 0.4], [0.5, 0.45], [1.0, 1.0]]}),
+                json!({"id": "cf", "type": "curve", "source": "b", "mode": "free",
+                       "points": [[-0.8, 0.2], [-0.1, -0.6], [0.4, 0.7], [0.9, 0.1]]}),
+                json!({"id": "out", "type": "add", "inputs": ["cm", "cf"]}),
             ],
         ),
         (
@@ -176,12 +214,22 @@ pub fn presets_and_examples() -> Vec<CatalogGraph> {
             graph: NoiseGraph::from_json(p.json).unwrap_or_else(|e| panic!("{}: {e}", p.name)),
         })
         .collect();
-    for name in ["terrain", "marble", "mountains"] {
-        let path = format!("{}/examples/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    // Every example graph, examples/*.json, so that a new one is checked too.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         out.push(CatalogGraph {
             label: format!("example {name}"),
-            graph: NoiseGraph::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}")),
+            graph: NoiseGraph::from_json(&text)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display())),
         });
     }
     out
@@ -214,16 +262,17 @@ pub fn has_seams(graph: &NoiseGraph) -> bool {
 /// (see [`has_seams`]).
 pub const SEAM_ALLOWANCE: f64 = 0.01;
 
-/// The catalog graphs the GLSL, HLSL and MSL exports take: all but those reading a table
-/// over `MAX_TRANSLATED_TABLE_FLOATS` (wavelet 3D's default 128^3 tile), which are checked to
-/// be refused with a message naming the limit.
+/// The catalog graphs the GLSL ES and MSL exports take (they inline every table): all but
+/// those reading a table over `MAX_TRANSLATED_TABLE_FLOATS` (wavelet 3D's default 128^3
+/// tile), which are checked to be refused with a message naming the limit. GLSL 4.50 and
+/// HLSL take every graph (large tables go to their storage buffer).
 pub fn translatable() -> Vec<CatalogGraph> {
     use noisegraph::export::{export_shader, Language, ShaderOptions};
     let mut refused = Vec::new();
     let kept = all()
         .into_iter()
         .filter(|case| {
-            match export_shader(&case.graph, &ShaderOptions::new("probe", Language::Glsl)) {
+            match export_shader(&case.graph, &ShaderOptions::new("probe", Language::GlslEs)) {
                 Ok(_) => true,
                 Err(e) => {
                     let e = e.to_string();

@@ -4,6 +4,7 @@
 
 pub mod catalog;
 pub mod glslang;
+pub mod gradient_check;
 pub mod user_shader;
 
 use std::path::PathBuf;

@@ -147,12 +147,34 @@ test('add from the menu by category, rename, move and multi-select (saved as lay
   // The menu's groups are the schema's categories, in its order.
   await page.locator('#add-menu-button').click();
   assert.deepEqual(await page.locator('#add-menu .menu-group').evaluateAll((gs) => gs.map((g) => g.dataset.category)),
-    ['family', 'fractal', 'warp', 'pointwise']);
+    ['family', 'fractal', 'warp', 'pointwise', 'mapping']);
   await page.locator('#add-menu .menu-group[data-category="family"] button[data-type="simplex"]').click();
   await settled(page);
   assert.equal(await page.locator('.gnode[data-id="simplex1"]').count(), 1);
   assert.equal(await page.locator('#preview').getAttribute('data-node'), 'simplex1');
   assert.equal((await json(page)).nodes.at(-1).type, 'simplex');
+
+  // A mapping from its group: a transform of the viewed node, its controls from the schema
+  // (rotate's slider turns the preview), then removed again with Delete.
+  await page.locator('#add-menu-button').click();
+  await page.locator('#add-menu .menu-group[data-category="mapping"] button[data-type="transform"]').click();
+  await settled(page);
+  const mapped = (await json(page)).nodes.at(-1);
+  assert.deepEqual([mapped.type, mapped.source], ['transform', 'simplex1']);
+  assert.equal(await page.locator('#preview').getAttribute('data-state'), 'ok');
+  for (const field of ['translate', 'rotate', 'axis', 'angle', 'scale']) {
+    assert.equal(await page.getByLabel(`transform1 ${field}`, { exact: true }).count(), 1, `a ${field} control`);
+  }
+  await page.getByLabel('transform1 rotate', { exact: true }).fill('30');
+  await settled(page);
+  assert.equal((await json(page)).nodes.at(-1).rotate, 30);
+  assert.equal(await page.locator('#preview').getAttribute('data-state'), 'ok');
+  await page.locator('.gnode[data-id="transform1"]').focus();
+  await page.keyboard.press('Delete');
+  await settled(page);
+  assert.equal(await page.locator('.gnode[data-id="transform1"]').count(), 0);
+  await page.locator('.gnode[data-id="simplex1"] .gtype').click();
+  await settled(page);
 
   // Rename by double-clicking the title: references follow.
   await page.locator('.gnode[data-id="cells"] .ghead').dblclick();
@@ -381,6 +403,31 @@ test('export: every bake format, the bake command, the WGSL of the viewed node',
     if (format === 'npy') assert.match(data.subarray(0, 128).toString('latin1'), /'shape': \(128, 128\)/);
   }
   assert.match(await page.locator('#bake').inputValue(), / -o terrain.npy /);
+  // The headerless and TIFF formats: a little-endian TIFF, raw files of 2 and 4 bytes a pixel.
+  for (const [format, check] of Object.entries({
+    tif: (d) => assert.deepEqual([...d.subarray(0, 4)], [0x49, 0x49, 0x2a, 0x00], 'tif'),
+    r16: (d) => assert.equal(d.length, 128 * 128 * 2, 'r16'),
+    r32: (d) => assert.equal(d.length, 128 * 128 * 4, 'r32'),
+  })) {
+    await page.locator('#export-format').selectOption(format);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-file').click()]);
+    check(readFileSync(await download.path()));
+    assert.equal(download.suggestedFilename(), `terrain.${format}`);
+  }
+  // A colour ramp: both PNG downloads are 8-bit RGB through it, and the bake line says --ramp.
+  await page.locator('#export-format').selectOption('png');
+  await page.locator('#png-ramp').selectOption('magma');
+  assert.match(await page.locator('#bake').inputValue(), / -o terrain.png --size 128x128 --ramp magma --node terrain$/);
+  const [ramped] = await Promise.all([page.waitForEvent('download'), page.locator('#download-file').click()]);
+  const [header] = await Promise.all([page.waitForEvent('download'), page.locator('#download-png').click()]);
+  for (const download of [ramped, header]) {
+    const data = readFileSync(await download.path());
+    assert.deepEqual([data[24], data[25]], [8, 2], '8-bit RGB');
+  }
+  assert.deepEqual(readFileSync(await ramped.path()), readFileSync(await header.path()), 'the same file');
+  await page.locator('#png-ramp').selectOption('');
+  const [grey] = await Promise.all([page.waitForEvent('download'), page.locator('#download-png').click()]);
+  assert.equal(readFileSync(await grey.path())[25], 0, 'grey again');
   await page.locator('#copy-wgsl').click();
   await page.waitForFunction(() => document.getElementById('wgsl-source').textContent.length > 100);
   assert.match(await page.locator('#wgsl-source').textContent(), /fn terrain\(p: vec2<f32>\) -> f32/);

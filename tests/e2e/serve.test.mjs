@@ -116,6 +116,38 @@ test('switching the viewed node, adding and removing nodes', async () => {
   await page.close();
 });
 
+test('a curve node edits its points as JSON text; bad points show the error at the field', async () => {
+  const { file } = graphFolder();
+  const { url } = await serve([file]);
+  const page = await open(browser, url);
+  await page.locator('#add-type').selectOption('curve');
+  await page.locator('#add-node').click();
+  await idle(page);
+  const id = await page.locator('#preview').getAttribute('data-node');
+  assert.match(id, /^curve/);
+  assert.equal(await page.locator('#preview').getAttribute('data-state'), 'ok');
+  const row = page.locator(`.row[data-node="${id}"][data-field="points"]`);
+  const text = row.locator('input[type=text]');
+  assert.deepEqual(JSON.parse(await text.inputValue()), [[-1, -1], [1, 1]], 'the default points');
+  const before = await pixels(page);
+  await text.fill('[[-1, 1], [0, -1], [1, 1]]');
+  await idle(page);
+  const node = JSON.parse(await page.locator('#json').inputValue()).nodes.find((n) => n.id === id);
+  assert.deepEqual(node.points, [[-1, 1], [0, -1], [1, 1]]);
+  assert.equal(await page.locator('#preview').getAttribute('data-state'), 'ok');
+  assert.ok(differing(before, await pixels(page)) > 1000, 'the preview follows the points');
+  await text.fill('[[0, 0], [-1, 1]]');
+  await idle(page);
+  assert.match(await row.getAttribute('class'), /invalid/);
+  assert.match(await row.locator('.err').textContent(), /point 1/);
+  await page.locator(`.row[data-node="${id}"][data-field="mode"] select`).selectOption('free');
+  await text.fill('[[-1, 0], [1, 1]]');
+  await idle(page);
+  assert.doesNotMatch(await row.getAttribute('class'), /invalid/);
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('Save writes the file atomically; Save is off without a file', async () => {
   const { dir, file } = graphFolder();
   const { url } = await serve([file]);

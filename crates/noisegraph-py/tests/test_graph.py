@@ -155,7 +155,7 @@ def test_the_schema_is_the_engines_and_the_package_reads_kinds_from_it(tool) -> 
     types = [n["type"] for n in nodes]
     assert types == noisegraph.node_types()
     assert set(noisegraph.node_types("fractal")) <= set(types)
-    assert {n["category"] for n in nodes} == {"family", "fractal", "warp", "pointwise"}
+    assert {n["category"] for n in nodes} == {"family", "fractal", "warp", "pointwise", "mapping"}
     # The README's node tables are generated from the same schema: every kind is in it.
     readme = (REPO / "README.md").read_text()
     for name in types:
@@ -166,16 +166,20 @@ def test_the_schema_is_the_engines_and_the_package_reads_kinds_from_it(tool) -> 
         for field in node["fields"]:
             if field.get("required"):
                 spec[field["name"]] = [0.0, 1.0]
+        # A curved mapping's source has the dims its rule names (a 3D or 4D node).
+        base = f"base{node['dims']['source']}" if node["dims"]["rule"] == "fixed" else "base"
         for inp in node["inputs"]:
             if inp["count"] == "one":
-                spec[inp["name"]] = "base"
+                spec[inp["name"]] = base
             elif inp["count"] == "per_source_axis":
                 spec[inp["name"]] = ["base", "base"]
             else:
                 spec[inp["name"]] = ["base"] * inp["count"]["list"]
         graph = noisegraph.Graph({"seed": 1, "output": "n", "nodes": [
-            {"id": "base", "type": "perlin"}, spec]})
-        assert graph.to_dict()["nodes"][1]["type"] == node["type"]
+            {"id": "base", "type": "perlin"},
+            {"id": "base3", "type": "simplex", "dims": 3},
+            {"id": "base4", "type": "simplex", "dims": 4}, spec]})
+        assert graph.to_dict()["nodes"][3]["type"] == node["type"]
     with pytest.raises(ValueError, match="category: unknown category 'noise'"):
         noisegraph.node_types("noise")
 

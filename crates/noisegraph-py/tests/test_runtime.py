@@ -19,7 +19,7 @@ HEAVY = {
     "output": "f",
     "nodes": [
         {"id": "c", "type": "cellular", "frequency": 16},
-        {"id": "f", "type": "fbm", "source": "c", "octaves": 8},
+        {"id": "f", "type": "fbm", "source": "c", "octaves": 16},
     ],
 }
 

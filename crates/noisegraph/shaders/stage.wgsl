@@ -38,10 +38,12 @@ struct StageParams {
     mode: vec4<u32>,
     // pixel offset of this run in the whole view (a tile's position), unused
     pixel_offset: vec4<u32>,
-    // x: 1 / sum of |amplitudes|
+    // x: 1 / sum of |amplitudes| (1 for hetero), y: signal_offset, z: derivative_weight
     scalars: vec4<f32>,
     family: array<vec4<f32>, 4>,
     octaves: array<Octave, 32>,
+    // the position map of a mapped stage (lib/mapping.wgsl), zero otherwise
+    mapping: Mapping,
 }
 
 @compute @workgroup_size(WORKGROUP_X, WORKGROUP_Y, 1)
@@ -56,7 +58,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     // f32 and vec4<f32> in value form; Displaced and vec4<f32> in gradient form.
     let d = load_displace(gid);
-    let pix = vec4<f32>(vec3<f32>(gid + params.pixel_offset.xyz), 0.0);
+    // The prelude's view_position is the pixel itself, or in a mapped stage the mapped
+    // position (the octaves then step by their frequency from it).
+    let pix = view_position(vec4<f32>(vec3<f32>(gid + params.pixel_offset.xyz), 0.0));
     var sum = octave_sum(gid, pix, d, load_partial(gid));
     if (PASS_FINALIZE) {
         sum *= params.scalars.x;
@@ -73,13 +77,21 @@ struct OctavePosition {
 }
 
 // Octave k's split of pixel p from a chain's table starting at `base` (per octave: the run's
-// columns, rows, slices, then w; each entry the cell's and the offset's bits).
-fn table_position(base: u32, size: vec4<u32>, k: u32, p: vec3<u32>) -> OctavePosition {
+// columns, rows, slices, then w; each entry the cell's and the offset's bits). `axes` is the
+// chain's dims, a literal at each call: the axes past it are read by no family, so their loads
+// fold away (cell and offset 0 there).
+fn table_position(base: u32, size: vec4<u32>, k: u32, p: vec3<u32>, axes: u32) -> OctavePosition {
     let at = base + k * (size.x + size.y + size.z + 1u);
     let x = positions[at + p.x];
     let y = positions[at + size.x + p.y];
-    let z = positions[at + size.x + size.y + p.z];
-    let w = positions[at + size.x + size.y + size.z];
+    var z = vec2<u32>(0u);
+    var w = vec2<u32>(0u);
+    if (axes > 2u) {
+        z = positions[at + size.x + size.y + p.z];
+    }
+    if (axes > 3u) {
+        w = positions[at + size.x + size.y + size.z];
+    }
     return OctavePosition(
         bitcast<vec4<i32>>(vec4<u32>(x.x, y.x, z.x, w.x)),
         bitcast<vec4<f32>>(vec4<u32>(x.y, y.y, z.y, w.y)),

@@ -1,7 +1,8 @@
 //! What the page builds its controls from: the engine's node schema (every node kind, its
 //! inputs and fields with their kinds, bounds, defaults and docs, its dims rule; see
-//! `noisegraph::graph::schema`), serialised as it is, and what this server adds (flow modes,
-//! the largest preview, the file, the backend).
+//! `noisegraph::graph::schema`), serialised as it is, the colour ramps the PNG downloads take
+//! (`bake --ramp`'s built-in names), and what this server adds (flow modes, the largest
+//! preview, the file, the backend).
 
 use serde_json::{json, Value};
 
@@ -12,6 +13,7 @@ pub fn metadata(file: Option<&str>, backend: &str) -> Value {
     json!({
         "schema": noisegraph::graph::schema(),
         "flow_modes": FLOW_MODES,
+        "ramps": noisegraph::io::Ramp::names().collect::<Vec<_>>(),
         "max_preview_side": MAX_PREVIEW_SIDE,
         "file": file,
         "backend": backend,
@@ -43,5 +45,16 @@ mod tests {
         }
         assert_eq!(meta["file"], "g.json");
         assert_eq!(meta["flow_modes"], json!(FLOW_MODES));
+        assert_eq!(
+            meta["ramps"],
+            json!([
+                "grayscale",
+                "terrain",
+                "magma",
+                "viridis",
+                "inferno",
+                "ocean"
+            ])
+        );
     }
 }

@@ -92,7 +92,7 @@ pub struct Preview {
 
 /// The vectors of a `gradient` or `curl` flow view: two f32 per pixel, row by row like the
 /// samples, in view units (derivatives with respect to the view coordinates, as
-/// `bake --output gradient|curl` writes them).
+/// `bake --field gradient|curl` writes them).
 pub struct FlowVectors {
     pub mode: &'static str,
     pub vectors: Vec<f32>,

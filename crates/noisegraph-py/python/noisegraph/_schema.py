@@ -29,7 +29,8 @@ def node_schema(type: str) -> dict[str, Any]:
 
 def node_types(category: str | None = None) -> list[str]:
     """The JSON ``type`` of every node kind, or of one ``category`` (``"family"``,
-    ``"fractal"``, ``"warp"`` or ``"pointwise"``), in the order of the README's tables."""
+    ``"fractal"``, ``"warp"``, ``"pointwise"`` or ``"mapping"``), in the order of the README's
+    tables."""
     categories = list(dict.fromkeys(node["category"] for node in _nodes()))
     if category is not None and category not in categories:
         raise ValueError(

@@ -1,6 +1,8 @@
 //! Running a plan on either path: the GPU executor (`gpu`) or the CPU reference executor
 //! below, which runs the same stages with the same uniforms through the CPU twins.
 
+mod mapped;
+pub mod multifractal;
 pub mod stage;
 
 use std::mem::MaybeUninit;
@@ -13,8 +15,8 @@ use crate::field::{Field, GradientField, VectorField};
 use crate::gpu::{gpu_required, GpuContext, RunOptions};
 use crate::graph::position::StagePositions;
 use crate::graph::{
-    gradient_plan, octave_passes, plan_gradient_refusal, CombineUniform, Displacement,
-    GenerateStage, NoiseGraph, Plan, StageKind, StageUniform, View,
+    gradient_plan, plan_gradient_refusal, CombineUniform, Displacement, GenerateStage, NoiseGraph,
+    Plan, StageKind, StageUniform, View,
 };
 use crate::query::PointQuery;
 
@@ -78,9 +80,10 @@ trait CpuForm {
         len: usize,
     ) -> Result<Vec<Self::Sample>>;
 
-    /// Runs a combine stage over `inputs`.
+    /// Runs a combine stage over `inputs` (`curve`: a `curve` stage's pieces).
     fn combine(
         u: &CombineUniform,
+        curve: Option<&[[f32; 4]]>,
         inputs: &[&[Self::Sample]],
         len: usize,
     ) -> Result<Vec<Self::Sample>>;
@@ -131,8 +134,7 @@ fn run_cpu_form<F: CpuForm>(
         let out = match &stage.kind {
             StageKind::Generate(g) => {
                 let base = g.uniforms(plan.seed, view);
-                let ranges =
-                    octave_passes(g.octave_count(), view.pixel_count(), options.octave_budget);
+                let ranges = g.octave_passes(view.pixel_count(), options.octave_budget);
                 let passes: Vec<StageUniform> = ranges
                     .iter()
                     .enumerate()
@@ -154,7 +156,9 @@ fn run_cpu_form<F: CpuForm>(
                     constants,
                 };
                 let ins: Vec<&[F::Sample]> = inputs.iter().map(|&i| fields[i].as_slice()).collect();
-                F::combine(&u, &ins, len)?
+                let table = op.curve_table();
+                let curve = table.as_ref().map(|(t, n)| &t[..2 * *n as usize]);
+                F::combine(&u, curve, &ins, len)?
             }
         };
         fields.push(out);
@@ -245,6 +249,26 @@ impl CpuForm for ValueForm {
     ) -> Result<Vec<f32>> {
         let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
         let (dims, params) = (g.dims(), &g.source.params);
+        if g.carries_state() {
+            let sampler = g.family.cpu_sampler(dims, params, base.family, aux.clone());
+            let grad = g.family.cpu_grad_sampler(dims, params, base.family, aux);
+            let rows = g.family.cpu_row_sampler(dims, params, base.family);
+            let grad_rows = g.family.cpu_grad_row_sampler(dims, params, base.family);
+            let displace = displacement_fields(g, fields);
+            let samplers = multifractal::StateSamplers {
+                value: &sampler,
+                grad: grad.as_ref(),
+                rows: rows.as_ref(),
+                grad_rows: grad_rows.as_ref(),
+            };
+            let [u] = passes else {
+                unreachable!("a stage that carries a state runs in one pass")
+            };
+            let positions = StagePositions::new(g, view);
+            return written_field(len, |out| {
+                multifractal::run_generate(u, &positions, samplers, &displace, out)
+            });
+        }
         let sampler = g.family.cpu_sampler(dims, params, base.family, aux);
         let rows = g.family.cpu_row_sampler(dims, params, base.family);
         let points = g.family.cpu_points_sampler(dims, params, base.family);
@@ -295,8 +319,15 @@ impl CpuForm for ValueForm {
         })
     }
 
-    fn combine(u: &CombineUniform, inputs: &[&[f32]], len: usize) -> Result<Vec<f32>> {
-        written_field(len, |out| crate::engine::stage::run_combine(u, inputs, out))
+    fn combine(
+        u: &CombineUniform,
+        curve: Option<&[[f32; 4]]>,
+        inputs: &[&[f32]],
+        len: usize,
+    ) -> Result<Vec<f32>> {
+        written_field(len, |out| {
+            crate::engine::stage::run_combine(u, curve, inputs, out)
+        })
     }
 
     fn field([w, h, d]: [u32; 3], data: Vec<f32>) -> Field {
@@ -327,6 +358,26 @@ impl CpuForm for GradientForm {
         len: usize,
     ) -> Result<Vec<[f32; 4]>> {
         let aux: Arc<[f32]> = g.aux_data(plan.seed).unwrap_or_default().into();
+        if g.carries_state() {
+            let (dims, params) = (g.dims(), &g.source.params);
+            let grad = g
+                .family
+                .cpu_grad_sampler(dims, params, base.family, aux)
+                .ok_or_else(|| {
+                    Error::InvalidRequest(format!(
+                        "node '{node}': no analytic gradient: {}",
+                        g.family.no_gradient_reason(dims, params)
+                    ))
+                })?;
+            let displace = displacement_fields(g, fields);
+            let [u] = passes else {
+                unreachable!("a stage that carries a state runs in one pass")
+            };
+            let positions = StagePositions::new(g, view);
+            return written_field(len, |out| {
+                multifractal::run_generate_grad(u, &positions, &grad, dims, &displace, zeroed(out))
+            });
+        }
         let (rows, points) = grad_samplers(node, g, base, aux)?;
         let positions = StagePositions::new(g, view);
         let mut inline = Vec::new();
@@ -368,9 +419,14 @@ impl CpuForm for GradientForm {
         })
     }
 
-    fn combine(u: &CombineUniform, inputs: &[&[[f32; 4]]], len: usize) -> Result<Vec<[f32; 4]>> {
+    fn combine(
+        u: &CombineUniform,
+        curve: Option<&[[f32; 4]]>,
+        inputs: &[&[[f32; 4]]],
+        len: usize,
+    ) -> Result<Vec<[f32; 4]>> {
         written_field(len, |out| {
-            crate::engine::stage::run_combine_grad(u, inputs, zeroed(out))
+            crate::engine::stage::run_combine_grad(u, curve, inputs, zeroed(out))
         })
     }
 
@@ -392,6 +448,20 @@ pub fn run_cpu_stages(
 /// Runs `plan` on the CPU and returns its target field.
 pub fn run_cpu(plan: &Plan, view: &View, options: &RunOptions) -> Result<Field> {
     Ok(run_cpu_stages(plan, view, options, &[plan.target])?.remove(0))
+}
+
+/// The displacement fields of a stage that carries a state, one per warped axis (the planner
+/// fuses no chain into such a stage: see `Plan`'s `fusable_chain`).
+fn displacement_fields<'a, T>(g: &GenerateStage, fields: &'a [Vec<T>]) -> Vec<&'a [T]> {
+    g.displace
+        .iter()
+        .map(|d| match d {
+            Displacement::Field(i) => fields[*i].as_slice(),
+            Displacement::Inline { .. } => {
+                unreachable!("a stage that carries a state reads its displacements from fields")
+            }
+        })
+        .collect()
 }
 
 /// The gradient samplers of a generator chain on the CPU path: the family's vectorized row and

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use crate::graph::position::{add_displacement, PixelLanes, StagePositions};
 use crate::graph::{CombineUniform, OctaveUniform, StageUniform};
 use crate::twin::combine::combine_grad_op;
+use crate::twin::lib::curve::{curve_grad, curve_value};
 use crate::twin::lib::ops::combine_op;
 use crate::twin::sample::{
     GradPointsSampler, GradRowSampler, GradSamples, NoiseGrad, PointsSampler, RowSampler,
@@ -345,9 +346,22 @@ fn add_octaves(
     }
 }
 
-/// Runs a point-wise stage: `inputs` are the materialized fields it reads (0 to 3). Writes
-/// every sample of `out` (fresh memory is fine: `out` is never read).
-pub fn run_combine(u: &CombineUniform, inputs: &[&[f32]], out: &mut [MaybeUninit<f32>]) {
+/// Runs a point-wise stage: `inputs` are the materialized fields it reads (0 to 3), `curve`
+/// a `curve` stage's pieces (the used part of its table). Writes every sample of `out`
+/// (fresh memory is fine: `out` is never read).
+pub fn run_combine(
+    u: &CombineUniform,
+    curve: Option<&[[f32; 4]]>,
+    inputs: &[&[f32]],
+    out: &mut [MaybeUninit<f32>],
+) {
+    if let Some(pieces) = curve {
+        let source = inputs[0];
+        out.par_iter_mut().enumerate().for_each(|(i, value)| {
+            value.write(curve_value(source[i], pieces));
+        });
+        return;
+    }
     let op = u.op[0];
     let k = u.constants;
     out.par_iter_mut().enumerate().for_each(|(i, value)| {
@@ -460,6 +474,9 @@ pub fn run_generate_grad(
     acc: Option<&[[f32; 4]]>,
     out: &mut [[f32; 4]],
 ) {
+    if u.mapping.is_mapped() {
+        return super::mapped::run_generate_grad_mapped(u, positions, samplers, displace, acc, out);
+    }
     let [width, height, _depth, count] = u.size;
     let [_, first, finalize, _] = u.mode;
     let width = width as usize;
@@ -664,8 +681,22 @@ fn add_octave_grad(
 }
 
 /// Runs a point-wise stage in gradient form (twin of the combine entry point with
-/// `combine_grad_op`): `inputs` are the gradient fields it reads (0 to 3).
-pub fn run_combine_grad(u: &CombineUniform, inputs: &[&[[f32; 4]]], out: &mut [[f32; 4]]) {
+/// `combine_grad_op`): `inputs` are the gradient fields it reads (0 to 3), `curve` as in
+/// [`run_combine`].
+pub fn run_combine_grad(
+    u: &CombineUniform,
+    curve: Option<&[[f32; 4]]>,
+    inputs: &[&[[f32; 4]]],
+    out: &mut [[f32; 4]],
+) {
+    if let Some(pieces) = curve {
+        let source = inputs[0];
+        out.par_iter_mut().enumerate().for_each(|(i, texel)| {
+            let r = curve_grad(NoiseGrad::from_xyz(source[i]), pieces);
+            *texel = [r.value, r.d[0], r.d[1], r.d[2]];
+        });
+        return;
+    }
     let op = u.op[0];
     let k = u.constants;
     out.par_iter_mut().enumerate().for_each(|(i, texel)| {

@@ -55,6 +55,20 @@ pub fn items(src: &str) -> Vec<Item> {
             continue;
         }
         let using = tokens[i] == Token::Ident("using");
+        // GLSL's `layout(...)` qualifiers name nothing: skip them.
+        while tokens.get(i) == Some(&Token::Ident("layout")) {
+            i += 1;
+            let mut depth = 0;
+            while let Some(&t) = tokens.get(i) {
+                i += 1;
+                match t {
+                    Token::Other("(") => depth += 1,
+                    Token::Other(")") if depth == 1 => break,
+                    Token::Other(")") => depth -= 1,
+                    _ => {}
+                }
+            }
+        }
         // The item: up to `;` at depth 0, or up to the `}` that closes a function body.
         let (mut braces, mut parens) = (0i32, 0i32);
         let mut name: Option<String> = None;
@@ -66,7 +80,11 @@ pub fn items(src: &str) -> Vec<Item> {
             match t {
                 Token::Ident(id) if braces == 0 && parens == 0 => last_ident = Some(id),
                 Token::Other(p) if braces == 0 && parens == 0 && name.is_none() => {
-                    if matches!(p, "(" | "=" | "[" | "{" | ";") {
+                    // `:` ends the name before an HLSL register or semantic, not in `::`.
+                    let register = p == ":"
+                        && tokens.get(i) != Some(&Token::Other(":"))
+                        && (i < 2 || tokens[i - 2] != Token::Other(":"));
+                    if register || matches!(p, "(" | "=" | "[" | "{" | ";") {
                         name = last_ident.map(str::to_string);
                         function = p == "(";
                     }
@@ -143,6 +161,8 @@ struct type_5 {
 };
 typedef float ret_array[4];
 static const float h_table[2] = { 1.0, 2.0 };
+ByteAddressBuffer h_tables : register(t2, space1);
+layout(std430, binding = 2) readonly buffer h_Tables { float h_tables_glsl[]; };
 constant type_5 h_k = type_5 {1.0, 2.0, 3.0, 4.0};
 int naga_mod(int lhs, int rhs) {
     return lhs % (rhs == 0 ? 1 : rhs);
@@ -164,6 +184,8 @@ void main() {
                 "type_5",
                 "ret_array",
                 "h_table",
+                "h_tables",
+                "h_Tables",
                 "h_k",
                 "naga_mod",
                 "h",

@@ -71,7 +71,35 @@ pub(crate) fn translate(module: &WgslModule, language: Language) -> Result<Strin
         ))
     })?;
     drop(writer);
-    strip_entry(&out)
+    let code = strip_entry(&out)?;
+    Ok(match &module.tables {
+        Some(t) => table_block(&code, &module.name, t.group, t.binding)?,
+        None => code,
+    })
+}
+
+/// `code` with naga's declaration of the table buffer (`layout(std430) readonly buffer
+/// type_15_block_0Compute { float _group_0_binding_2_cs[]; };`) replaced by one under the
+/// export's names at the binding the caller chose (and, in Vulkan, the set), and its uses
+/// renamed: `NAME_tables[i]`.
+fn table_block(code: &str, name: &str, group: u32, binding: u32) -> Result<String> {
+    let naga_name = format!("_group_{group}_binding_{binding}_cs");
+    let block = code
+        .lines()
+        .find(|l| l.contains("readonly buffer") && l.contains(&format!("{naga_name}[]")))
+        .ok_or_else(|| Error::Gpu("naga's GLSL output has no table buffer (a bug)".into()))?;
+    let declaration = format!(
+        "#ifdef VULKAN\n\
+         layout(std430, set = {group}, binding = {binding}) readonly buffer {name}_Tables {{ \
+         float {name}_tables[]; }};\n\
+         #else\n\
+         layout(std430, binding = {binding}) readonly buffer {name}_Tables {{ \
+         float {name}_tables[]; }};\n\
+         #endif"
+    );
+    let code = code.replacen(block, &declaration, 1);
+    let map = std::iter::once((naga_name, format!("{name}_tables"))).collect();
+    Ok(c_names::rename(&code, &map))
 }
 
 /// `out` without naga's preamble lines and the entry point `main`.

@@ -27,19 +27,29 @@ pub(crate) fn translate(module: &WgslModule) -> Result<String> {
         .write(&ir, &info, None)
         .map_err(|e| Error::Gpu(format!("naga's HLSL back end failed: {e}")))?;
     drop(writer);
-    Ok(brace_initializers(out.trim()) + "\n")
+    Ok(brace_initializers(&unsigned_negation(out.trim())) + "\n")
 }
 
-/// `code` with the module-scope constants that naga initializes with its array constructor
-/// helpers (`static const float4 t[4] = Constructarray4_float4_(a, b, c, d);`) initialized
-/// with brace lists instead (`= { a, b, c, d };`): the form every HLSL compiler takes
-/// (glslang's HLSL front end mistakes a global initializer's call for recursion).
+/// `code` with naga's wrapping negation of an integer (`asint(-asuint(val))`, in its `abs`
+/// helper) written as a subtraction (`asint(0u - asuint(val))`, the same bits): glslang turns
+/// a negated `uint` into `OpSNegate` on an unsigned type, which naga's SPIR-V front end (wgpu's
+/// loader) refuses.
+fn unsigned_negation(code: &str) -> String {
+    code.replace("(-asuint(", "(0u - asuint(")
+}
+
+/// `code` with the module-scope constants and tables that naga initializes with its array
+/// constructor helpers (`static const float4 t[4] = Constructarray4_float4_(a, b, c, d);`,
+/// `static float t[N] = ...`) initialized with brace lists instead (`= { a, b, c, d };`): the
+/// form every HLSL compiler takes (glslang's HLSL front end mistakes a global initializer's
+/// call for recursion).
 fn brace_initializers(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
     let mut at = 0;
     for item in c_names::items(code) {
         let text = &code[item.span.clone()];
-        if !text.starts_with("static const") {
+        // Module-scope variables only: naga writes no `static` functions.
+        if !text.starts_with("static ") {
             continue;
         }
         out.push_str(&code[at..item.span.start]);
@@ -147,11 +157,22 @@ fn unity_wrappers(module: &WgslModule) -> String {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn unsigned_negation_becomes_a_subtraction() {
+        assert_eq!(
+            super::unsigned_negation("return val >= 0 ? val : asint(-asuint(val));"),
+            "return val >= 0 ? val : asint(0u - asuint(val));"
+        );
+    }
+
+    #[test]
     fn array_constructors_become_brace_lists() {
         let code = "typedef float4 ret_Constructarray2_float4_[2];\n\
                     static const float4 h_k[2] = h_Constructarray2_float4_(float4(1.0, 2.0, 3.0, 4.0), (0.0).xxxx);\n\
                     float f() { return h_Constructarray2_float4_((0.0).xxxx, (1.0).xxxx)[0].x; }";
         let out = super::brace_initializers(code);
+        let table =
+            super::brace_initializers("static float h_t[2] = h_Constructarray2_float_(0.5, 1.0);");
+        assert_eq!(table, "static float h_t[2] = { 0.5, 1.0 };");
         assert!(
             out.contains(
                 "static const float4 h_k[2] = { float4(1.0, 2.0, 3.0, 4.0), (0.0).xxxx };"

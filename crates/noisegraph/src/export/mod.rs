@@ -11,4 +11,6 @@ mod msl;
 pub mod shader;
 pub mod wgsl;
 
-pub use shader::{export_shader, Language, ShaderExport, ShaderOptions, Target};
+pub use shader::{
+    export_shader, table_buffer_declaration, Language, ShaderExport, ShaderOptions, Target,
+};

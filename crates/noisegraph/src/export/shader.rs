@@ -7,9 +7,19 @@
 //! `NAME(p)`, `NAME_precise(cell, local)` and, when the node has an analytic gradient,
 //! `NAME_grad(p)` and `NAME_grad_precise(cell, local)` returning the struct `NAME_NoiseGrad`
 //! (`value`, and `d`: the derivatives x y z w). Every other name the file declares, the back
-//! ends' own helpers included, starts with `NAME_`. The translations inline every table as a
-//! constant array (GLSL ES, Godot and Metal have no buffer the file could declare for itself),
-//! so they need no bindings; the WGSL export keeps its storage buffer for large tables.
+//! ends' own helpers included, starts with `NAME_`.
+//!
+//! Tables: GLSL 4.50 and HLSL translate the WGSL export itself (with a smaller inline limit),
+//! so they hold tables as it does: up to [`super::wgsl::TRANSLATED_INLINE_TABLE_FLOATS`]
+//! floats in a global array with an initializer (GLSL `float NAME_t0_table[N] = ...;`, HLSL
+//! `static float ...`), larger ones in one storage buffer at [`ShaderOptions::table_binding`]
+//! ([`table_buffer_declaration`]; the data is [`ShaderExport::tables`]). Not `const` arrays:
+//! glslang copies a dynamically indexed constant array into a function variable at every
+//! lookup, which Mesa's llvmpipe compiled for over ten minutes (OpenSimplex2 3D's 144
+//! floats); compilers that see a global never written treat it as constant data. GLSL ES, Godot and Metal inline every table
+//! (up to [`super::wgsl::MAX_TRANSLATED_TABLE_FLOATS`]) as a constant array: GLSL ES and
+//! Godot have no storage buffer a file could declare for itself, Godot no other module-scope
+//! variables and MSL no program-scope private ones.
 //!
 //! Language versions: GLSL 4.50 ([`Language::Glsl`]) and GLSL ES 3.00 ([`Language::GlslEs`])
 //! without a `#version` line (the including shader declares it); HLSL for shader model 5.1
@@ -22,7 +32,10 @@ use std::str::FromStr;
 use crate::error::{Error, Result};
 use crate::graph::NoiseGraph;
 
-use super::wgsl::{export_wgsl, export_wgsl_inlined, TableBinding, WgslOptions};
+use super::wgsl::{
+    export_wgsl, export_wgsl_inlined, export_wgsl_inlining, TableBinding, WgslOptions,
+    TRANSLATED_INLINE_TABLE_FLOATS,
+};
 use super::{c_names, glsl, hlsl, msl};
 
 /// A shading language the export writes.
@@ -70,6 +83,14 @@ impl Language {
             Language::Hlsl => "HLSL (shader model 5.1 and later)",
             Language::Msl => "MSL 2.0",
         }
+    }
+
+    /// Whether an export in this language reads large tables from a storage buffer
+    /// ([`ShaderOptions::table_binding`]: WGSL over [`super::wgsl::INLINE_TABLE_FLOATS`]
+    /// floats, GLSL 4.50 and HLSL over [`super::wgsl::TRANSLATED_INLINE_TABLE_FLOATS`]); the
+    /// others inline every table.
+    pub fn has_table_buffer(self) -> bool {
+        matches!(self, Language::Wgsl | Language::Glsl | Language::Hlsl)
     }
 
     /// The usual file extension.
@@ -198,7 +219,8 @@ pub struct ShaderOptions {
     pub language: Language,
     /// The engine shape, if any; its language must be `language`.
     pub target: Option<Target>,
-    /// WGSL only: `@group` and `@binding` of the table buffer, for graphs that need one.
+    /// WGSL, GLSL 4.50 and HLSL: the group (GLSL: Vulkan set; HLSL: register space) and
+    /// binding (HLSL: `t` register) of the table buffer, for graphs that need one.
     pub table_binding: [u32; 2],
 }
 
@@ -240,7 +262,8 @@ pub struct ShaderExport {
     pub dims: u32,
     /// Why `NAME_grad` is missing, or `None` when the file defines it.
     pub no_gradient: Option<String>,
-    /// WGSL only: the storage buffer the module reads, when a table is too large to inline.
+    /// WGSL, GLSL 4.50 and HLSL: the storage buffer the file reads, when a table is too large
+    /// to inline ([`table_buffer_declaration`]).
     pub tables: Option<TableBinding>,
 }
 
@@ -286,7 +309,20 @@ pub fn export_shader(graph: &NoiseGraph, options: &ShaderOptions) -> Result<Shad
             tables: module.tables,
         });
     }
-    let module = export_wgsl_inlined(graph, &options.name, options.node.as_deref())?;
+    let module = match options.language {
+        // The WGSL export itself: small tables in private arrays, large ones in its storage
+        // buffer (see the module docs).
+        Language::Glsl | Language::Hlsl => export_wgsl_inlining(
+            graph,
+            &WgslOptions {
+                name: options.name.clone(),
+                node: options.node.clone(),
+                table_binding: options.table_binding,
+            },
+            TRANSLATED_INLINE_TABLE_FLOATS,
+        )?,
+        _ => export_wgsl_inlined(graph, &options.name, options.node.as_deref())?,
+    };
     let name = &options.name;
     let translated = match options.language {
         Language::Glsl | Language::GlslEs => glsl::translate(&module, options.language)?,
@@ -324,7 +360,7 @@ pub fn export_shader(graph: &NoiseGraph, options: &ShaderOptions) -> Result<Shad
         node: module.node,
         dims: module.dims,
         no_gradient: module.no_gradient,
-        tables: None,
+        tables: module.tables,
     })
 }
 
@@ -339,6 +375,20 @@ pub fn declared_names(export: &ShaderExport) -> BTreeSet<String> {
             .into_iter()
             .map(|i| i.name)
             .collect(),
+    }
+}
+
+/// The declaration of the table buffer an export in `language` reads (see
+/// [`ShaderOptions::table_binding`]), as the file declares it.
+pub fn table_buffer_declaration(language: Language, name: &str, tables: &TableBinding) -> String {
+    let (g, b) = (tables.group, tables.binding);
+    match language {
+        Language::Glsl => format!(
+            "`readonly buffer {name}_Tables {{ float {name}_tables[]; }}` at binding {b} \
+             (set {g} in Vulkan)"
+        ),
+        Language::Hlsl => format!("`ByteAddressBuffer {name}_tables : register(t{b}, space{g})`"),
+        _ => format!("`@group({g}) @binding({b}) var<storage, read> {name}_tables: array<f32>`"),
     }
 }
 
@@ -396,8 +446,17 @@ pub(crate) fn header(
         )),
         Some(why) => s.push_str(&format!("// No {n}_grad: {why}.\n")),
     }
+    match &module.tables {
+        Some(t) => s.push_str(&format!(
+            "//\n// Needs one buffer ({} floats: the table data exported beside this file, as\n\
+             // little-endian f32; smaller tables are inlined):\n//     {}\n",
+            t.data.len(),
+            table_buffer_declaration(language, n, t)
+        )),
+        None => s.push_str("//\n// Needs no bindings (tables are inlined).\n"),
+    }
     s.push_str(&format!(
-        "//\n// Needs no bindings (tables are inlined). Every other name starts with `{n}_`.\n\
+        "// Every other name starts with `{n}_`.\n\
          // Written by naga's back end from the WGSL export. Generated: do not edit; export\n\
          // again instead.\n"
     ));

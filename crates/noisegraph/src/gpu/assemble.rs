@@ -211,7 +211,10 @@ fn inline_chain(
         ),
     };
     let at = if PositionTable::has_table(chain) {
-        format!("table_position({u}.mode.w, {u}.size, k, p)")
+        format!(
+            "table_position({u}.mode.w, {u}.size, k, p, {}u)",
+            chain.dims()
+        )
     } else {
         "OctavePosition(o.cell, o.local + pix * o.step)".to_string()
     };
@@ -439,20 +442,38 @@ pub fn generate_source_in(
     s.push_str(&format!(
         "@group(0) @binding({BINDING_POSITIONS}) var<storage, read> positions: array<vec2<u32>>;\n"
     ));
-    s.push_str(&unrolled_octave_sum(
-        &format!("octave_sum(p: vec3<u32>, pix: vec4<f32>, d: {displaced}, partial: {sample})"),
-        sample,
-        "partial",
-        pass.first..pass.first + pass.count,
-        |k| {
-            let octave = octave_expression(
-                &format!("params.octaves[{k}]"),
-                constants.map(|c| c.stage),
-                k,
-            );
-            format!("{term}({octave}, {k}u, p, pix, d)")
-        },
-    ));
+    let octave_of = |k: u32| {
+        octave_expression(
+            &format!("params.octaves[{k}]"),
+            constants.map(|c| c.stage),
+            k,
+        )
+    };
+    let weighted = stage
+        .fractal
+        .as_ref()
+        .is_some_and(|f| f.derivative_weight != 0.0);
+    if stage.carries_state() {
+        // One pass of every octave (GenerateStage::octave_passes), each a step of
+        // lib/multifractal.wgsl from the state of the one before.
+        s.push_str(&multifractal_octave_sum(
+            form,
+            displaced,
+            sample,
+            weighted,
+            stage.dims(),
+            pass.first..pass.first + pass.count,
+            octave_of,
+        ));
+    } else {
+        s.push_str(&unrolled_octave_sum(
+            &format!("octave_sum(p: vec3<u32>, pix: vec4<f32>, d: {displaced}, partial: {sample})"),
+            sample,
+            "partial",
+            pass.first..pass.first + pass.count,
+            |k| format!("{term}({}, {k}u, p, pix, d)", octave_of(k)),
+        ));
+    }
     let partial_texel = if gradient { "" } else { ".x" };
     if layout.partial {
         s.push_str(&format!(
@@ -497,13 +518,15 @@ pub fn generate_source_in(
     // A chain on a cubic lattice reads each pixel's split from its table (the CPU rows'
     // numbers); the others add pixel x step to the origin's split.
     let signature = "fn octave_at(o: Octave, k: u32, p: vec3<u32>, pix: vec4<f32>, d: vec4<f32>) -> OctavePosition";
+    let table = format!(
+        "table_position(params.mode.w, params.size, k, p, {}u)",
+        stage.dims()
+    );
     s.push_str(&match (PositionTable::has_table(stage), warped) {
         (true, true) => format!(
-            "{signature} {{ let t = table_position(params.mode.w, params.size, k, p); return OctavePosition(t.cell, t.local + d * o.warp); }}\n"
+            "{signature} {{ let t = {table}; return OctavePosition(t.cell, t.local + d * o.warp); }}\n"
         ),
-        (true, false) => format!(
-            "{signature} {{ return table_position(params.mode.w, params.size, k, p); }}\n"
-        ),
+        (true, false) => format!("{signature} {{ return {table}; }}\n"),
         (false, true) => format!(
             "{signature} {{ return OctavePosition(o.cell, o.local + pix * o.step + d * o.warp); }}\n"
         ),
@@ -511,7 +534,10 @@ pub fn generate_source_in(
             "{signature} {{ return OctavePosition(o.cell, o.local + pix * o.step); }}\n"
         ),
     });
-    if gradient {
+    s.push_str(&crate::gpu::assemble_mapping::view_position(stage, form));
+    if gradient && stage.mapping.is_some() {
+        s.push_str(&crate::gpu::assemble_mapping::octave_gradient(warped));
+    } else if gradient {
         // d local / d p: the octave's frequency on the view axes, plus the warp's Jacobian
         // (see the gradient section of stage.wgsl).
         s.push_str(if warped {
@@ -536,17 +562,122 @@ pub fn generate_source_in(
         "params",
         FieldForm::Value,
     )?);
-    if gradient {
+    if gradient || weighted {
         s.push_str(&sampler_function(
             "sample_family_grad",
             stage,
             "params",
-            form,
+            FieldForm::Gradient,
         )?);
     }
     s.push_str("// ---- stage.wgsl\n");
     s.push_str(stage_template(form));
     Some(s)
+}
+
+/// The octave sum of a stage whose fractal carries a state (hybrid, hetero, a derivative
+/// weight): `octave_sum` (the template's signature; the partial sum is unused, such a stage
+/// runs in one pass) runs `multifractal_term` (or `multifractal_term_grad`) for each octave
+/// of `octaves`, unrolled, from `multifractal_start`. A `weighted` stage samples the family's
+/// gradient in value form too, and in gradient form the noise's Hessian (`octave_hessian`,
+/// `dims` columns). Twin: `engine::multifractal`.
+#[allow(clippy::too_many_arguments)]
+fn multifractal_octave_sum(
+    form: FieldForm,
+    displaced: &str,
+    sample: &str,
+    weighted: bool,
+    dims: u32,
+    octaves: std::ops::Range<u32>,
+    octave: impl Fn(u32) -> String,
+) -> String {
+    let gradient = form == FieldForm::Gradient;
+    let (start, step) = if gradient {
+        ("multifractal_grad_start()", "multifractal_term_grad")
+    } else {
+        ("multifractal_start()", "multifractal_term")
+    };
+    let mut s = format!(
+        "fn octave_sum(p: vec3<u32>, pix: vec4<f32>, d: {displaced}, partial: {sample}) -> {sample} {{\n    var s = {start};\n"
+    );
+    for k in octaves {
+        s.push_str(&format!(
+            "    s = {step}({}, {k}u, p, pix, d, s);\n",
+            octave(k)
+        ));
+    }
+    let result = if gradient {
+        "vec4<f32>(s.sum.value, s.sum.d.xyz)"
+    } else {
+        "s.sum"
+    };
+    s.push_str(&format!("    return {result};\n}}\n"));
+    let kind = "FRACTAL_KIND, params.scalars.y, params.scalars.z";
+    if !gradient {
+        let noise = if weighted {
+            "let n = sample_family_grad(at.cell, at.local, o.seed, o.period);\n    \
+             return multifractal_octave(s, n.value, n.d"
+        } else {
+            "let n = sample_family(at.cell, at.local, o.seed, o.period);\n    \
+             return multifractal_octave(s, n, vec4<f32>(0.0)"
+        };
+        s.push_str(&format!(
+            "fn multifractal_term(o: Octave, k: u32, p: vec3<u32>, pix: vec4<f32>, d: vec4<f32>, s: Multifractal) -> Multifractal {{\n    \
+             let at = octave_at(o, k, p, pix, d);\n    \
+             {noise}, o.amp, {kind});\n}}\n"
+        ));
+        return s;
+    }
+    let hd = if weighted {
+        s.push_str(&hessian_function(
+            "octave_hessian",
+            "sample_family_grad",
+            "hessian_column",
+            dims,
+        ));
+        // d local / d p_b: the octave's frequency on axis b plus the warp's Jacobian (zero in
+        // an unwarped stage, whose Displaced is zero).
+        "octave_hessian(at.cell, at.local, o.seed, o.period) * mat4x4<f32>(\
+         vec4<f32>(o.freq.x, 0.0, 0.0, 0.0) + o.warp * w.dx, \
+         vec4<f32>(0.0, o.freq.y, 0.0, 0.0) + o.warp * w.dy, \
+         vec4<f32>(0.0, 0.0, o.freq.z, 0.0) + o.warp * w.dz, vec4<f32>(0.0))"
+    } else {
+        "mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0))"
+    };
+    s.push_str(&format!(
+        "fn multifractal_term_grad(o: Octave, k: u32, p: vec3<u32>, pix: vec4<f32>, w: Displaced, s: MultifractalGrad) -> MultifractalGrad {{\n    \
+         let at = octave_at(o, k, p, pix, w.d);\n    \
+         let n = sample_family_grad(at.cell, at.local, o.seed, o.period);\n    \
+         let dn = NoiseGrad(n.value, vec4<f32>(octave_gradient(n.d, o, w), 0.0));\n    \
+         return multifractal_octave_grad(s, dn, n.d, {hd}, o.amp, {kind});\n}}\n"
+    ));
+    s
+}
+
+/// `fn <name>(cell, local, seed, period) -> mat4x4<f32>`: the Hessian of the noise `sampler`
+/// (a `sample_family_grad`-shaped function) at `local`, column a (a < `dims`) by
+/// `column` (`hessian_column`, as the module names it) of the gradients `HESSIAN_STEP` either
+/// side along axis a (twin: `twin::lib::multifractal::octave_hessian`). The step is written
+/// as a literal, so the export needs no library constant.
+pub(crate) fn hessian_function(name: &str, sampler: &str, column: &str, dims: u32) -> String {
+    let step = crate::twin::lib::multifractal::HESSIAN_STEP;
+    let mut s = format!(
+        "fn {name}(cell: vec4<i32>, local: vec4<f32>, seed: u32, period: vec4<i32>) -> mat4x4<f32> {{\n    \
+         var h = mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));\n"
+    );
+    for a in 0..dims.min(4) {
+        let e = ["x", "y", "z", "w"][a as usize];
+        let mut offset = ["0.0"; 4].map(String::from);
+        offset[a as usize] = format!("{step:?}");
+        let offset = offset.join(", ");
+        s.push_str(&format!(
+            "    let p{a} = local + vec4<f32>({offset});\n    \
+             let m{a} = local - vec4<f32>({offset});\n    \
+             h[{a}] = {column}({sampler}(cell, p{a}, seed, period).d, {sampler}(cell, m{a}, seed, period).d, p{a}.{e} - m{a}.{e});\n"
+        ));
+    }
+    s.push_str("    return h;\n}\n");
+    s
 }
 
 /// `load_displace` from the displacement expression of each warped axis (`parts`, in axis
@@ -588,21 +719,58 @@ fn load_displace(mut parts: Vec<String>, form: FieldForm) -> String {
 
 /// The full WGSL source of a point-wise stage with `inputs` fields.
 pub fn combine_source(volume: bool, inputs: u32) -> String {
-    combine_source_in(FieldForm::Value, volume, inputs)
+    combine_source_in(FieldForm::Value, volume, inputs, false)
 }
 
 /// The full WGSL source of a point-wise stage with `inputs` fields in `form` (in gradient
 /// form its inputs and output hold `vec4(value, d/dx, d/dy, d/dz)`, see `combine_grad_op`).
-pub fn combine_source_in(form: FieldForm, volume: bool, inputs: u32) -> String {
+/// With `curve`, the stage of a `curve` node: its uniform is `CurveParams` (the point-wise
+/// one and the curve's pieces, `graph::CurveUniform`) and each texel goes through the curve
+/// (lib/curve.wgsl, the lookup of `twin::lib::curve::wgsl_lookup`); the other stages keep
+/// the small uniform.
+pub fn combine_source_in(form: FieldForm, volume: bool, inputs: u32, curve: bool) -> String {
     let (_, sampled, coords) = texture_types(volume, form);
     let (_, sample) = form_types(form);
-    let (texel, op) = match form {
-        FieldForm::Value => (".x", "combine_op"),
-        FieldForm::Gradient => ("", "combine_grad_op"),
+    let (texel, op) = match (form, curve) {
+        (FieldForm::Value, false) => (".x", "combine_op"),
+        (FieldForm::Gradient, false) => ("", "combine_grad_op"),
+        (FieldForm::Value, true) => (".x", "curve_field"),
+        (FieldForm::Gradient, true) => ("", "curve_grad_field"),
     };
     // The library holds the operations themselves (lib/ops.wgsl) and the op codes.
     let mut s = library();
-    s.push_str(&common_prelude(volume, "CombineParams", form));
+    if curve {
+        s.push_str(&format!(
+            "struct CurveParams {{
+    size: vec4<u32>,
+    op: vec4<u32>,
+    constants: vec4<f32>,
+    pieces: array<vec4<f32>, {}>,
+}}
+",
+            2 * crate::twin::lib::curve::MAX_CURVE_POINTS
+        ));
+        s.push_str(&crate::twin::lib::curve::wgsl_lookup(
+            "",
+            "params.pieces",
+            "params.op.y",
+            str::to_string,
+        ));
+        s.push_str(
+            "fn curve_field(op: u32, a: f32, b: f32, c: f32, k: vec4<f32>) -> f32 { return curve_value(a); }
+             fn curve_grad_field(op: u32, a: vec4<f32>, b: vec4<f32>, c: vec4<f32>, k: vec4<f32>) -> vec4<f32> {
+                 let r = curve_grad(noise_grad_xyz(a));
+                 return vec4<f32>(r.value, r.d.xyz);
+}
+",
+        );
+    }
+    let params = if curve {
+        "CurveParams"
+    } else {
+        "CombineParams"
+    };
+    s.push_str(&common_prelude(volume, params, form));
     let mut cases = String::new();
     for i in 0..inputs {
         s.push_str(&format!(

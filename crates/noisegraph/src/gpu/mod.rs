@@ -8,6 +8,7 @@ pub mod adapter_cache;
 mod analytic_normal;
 #[doc(hidden)]
 pub mod assemble;
+mod assemble_mapping;
 mod compiled;
 mod disk_cache;
 mod execute;

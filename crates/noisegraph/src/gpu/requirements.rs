@@ -7,7 +7,7 @@ use super::stages::dispatch_size;
 use super::GpuContext;
 use crate::error::{Error, MissingLimit, Result};
 use crate::graph::position::PositionTable;
-use crate::graph::{octave_passes, Plan, StageKind, StageUniform, View};
+use crate::graph::{Plan, StageKind, StageUniform, View};
 
 /// One limit and how much of it is needed, with the accessors of its `wgpu::Limits` field.
 #[derive(Clone, Copy)]
@@ -147,8 +147,7 @@ impl DeviceRequirements {
         for stage in &plan.stages {
             match &stage.kind {
                 StageKind::Generate(g) => {
-                    let split =
-                        octave_passes(g.octave_count(), view.pixel_count(), octave_budget).len();
+                    let split = g.octave_passes(view.pixel_count(), octave_budget).len();
                     let fields = g.displace_fields().count() as u32;
                     sampled = sampled.max(fields + u32::from(split > 1));
                     let inline = g.displace_inline().count() as u32;

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::field::FieldForm;
 use crate::graph::position::PositionTable;
 use crate::graph::{
-    octave_passes, plan_gradient_refusal, CombineUniform, GenerateStage, Plan, Stage, StageKind,
+    plan_gradient_refusal, CombineUniform, CurveUniform, GenerateStage, Plan, Stage, StageKind,
     StageUniform, View,
 };
 
@@ -89,7 +89,15 @@ pub(crate) fn pass_uniforms(
                 op: [code, 0, 0, 0],
                 constants,
             };
-            vec![bytemuck::bytes_of(&u).to_vec()]
+            match op.curve_table() {
+                Some((pieces, count)) => {
+                    let mut combine = u;
+                    combine.op[1] = count;
+                    let curve = CurveUniform { combine, pieces };
+                    vec![bytemuck::bytes_of(&curve).to_vec()]
+                }
+                None => vec![bytemuck::bytes_of(&u).to_vec()],
+            }
         }
     }
 }
@@ -170,7 +178,7 @@ impl GpuContext {
             match &stage.kind {
                 StageKind::Generate(g) => {
                     let aux = g.aux_data(plan.seed);
-                    let passes = octave_passes(g.octave_count(), view.pixel_count(), octave_budget);
+                    let passes = g.octave_passes(view.pixel_count(), octave_budget);
                     let stage_uniform = g.uniforms(plan.seed, view);
                     let inline_uniforms: Vec<StageUniform> = g
                         .displace_inline()
@@ -217,13 +225,18 @@ impl GpuContext {
                         form,
                     });
                 }
-                StageKind::Combine { inputs, .. } => {
+                StageKind::Combine { op, inputs } => {
                     let key = LayoutKey::Combine {
                         volume,
                         inputs: inputs.len() as u32,
                         form,
                     };
-                    let source = combine_source_in(form, volume, inputs.len() as u32);
+                    let source = combine_source_in(
+                        form,
+                        volume,
+                        inputs.len() as u32,
+                        op.curve_table().is_some(),
+                    );
                     prepared.push(PreparedStage {
                         pipelines: vec![self.pipelines().get(device, &source, key)?],
                         passes: vec![],

@@ -4,7 +4,9 @@ use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
+use super::curve::{CurveMode, CurvePoints};
 use super::limits::{self, MAX_SCALE};
+use super::mapping::{MapKind, MappingNode};
 use super::node::*;
 use super::schema::{self, Category, FieldKind, FieldSpec, NodeSchema};
 use super::NoiseGraph;
@@ -233,6 +235,43 @@ impl<'a> Reader<'a> {
         (out, listed)
     }
 
+    /// Exactly three finite numbers within [-`limit`, `limit`] (a rotation axis); the
+    /// default when absent or after an issue.
+    fn triple(&mut self, spec: &FieldSpec) -> [f64; 3] {
+        let default = match spec.default {
+            Some(schema::FieldValue::Triple(t)) => t,
+            _ => [0.0; 3],
+        };
+        let limit = spec.max.unwrap_or(f64::MAX);
+        match self.get(spec.name) {
+            None => default,
+            Some(Value::Array(items)) if items.len() == 3 => {
+                let mut out = default;
+                for (i, v) in items.iter().enumerate() {
+                    match self.number_value(spec.name, v) {
+                        Some(x) if x.abs() > limit => {
+                            self.issue(spec.name, limits::over(x, limit));
+                            return default;
+                        }
+                        Some(x) => out[i] = x,
+                        None => return default,
+                    }
+                }
+                out
+            }
+            Some(v) => {
+                self.issue(
+                    spec.name,
+                    format!(
+                        "must be a list of three numbers [x, y, z] (got {})",
+                        shown(v)
+                    ),
+                );
+                default
+            }
+        }
+    }
+
     /// Exactly two finite numbers within [-`limit`, `limit`] (remap's `from` and `to`):
     /// required where the schema says so (no range fits every source); the stand-in after
     /// an issue is the default, or [0, 1].
@@ -263,6 +302,68 @@ impl<'a> Reader<'a> {
                 default
             }
         }
+    }
+
+    /// The points field `spec` (`curve`'s `points`): a list of `[x, y]` pairs of finite
+    /// numbers, its default when absent; `None` after an issue (reported, naming the point).
+    /// The count and order are [`CurvePoints::new`]'s to check.
+    fn points(&mut self, spec: &FieldSpec) -> Option<Vec<[f64; 2]>> {
+        let key = spec.name;
+        let items = match self.get(key) {
+            None => return Some(spec.default_points().unwrap_or(&[]).to_vec()),
+            Some(Value::Array(items)) => items,
+            Some(v) => {
+                self.issue(
+                    key,
+                    format!("must be a list of [x, y] points (got {})", shown(v)),
+                );
+                return None;
+            }
+        };
+        let most = spec.items.map_or(usize::MAX, |[_, hi]| hi as usize);
+        if items.len() > most {
+            // Reported before the items are read: a long list must not give an issue each.
+            self.issue(
+                key,
+                format!("takes at most {most} points (got {})", items.len()),
+            );
+            return None;
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let pair = match item {
+                Value::Array(xy) if xy.len() == 2 => xy,
+                other => {
+                    self.issue(
+                        key,
+                        format!(
+                            "point {i} must be a list of two numbers [x, y] (got {})",
+                            shown(other)
+                        ),
+                    );
+                    return None;
+                }
+            };
+            let mut p = [0.0; 2];
+            for (c, v) in pair.iter().enumerate() {
+                match v.as_f64() {
+                    Some(x) if x.is_finite() => p[c] = x,
+                    _ => {
+                        let axis = ["x", "y"][c];
+                        self.issue(
+                            key,
+                            format!(
+                                "point {i}: {axis} must be a finite number (got {})",
+                                shown(v)
+                            ),
+                        );
+                        return None;
+                    }
+                }
+            }
+            out.push(p);
+        }
+        Some(out)
     }
 
     fn finish(self) {
@@ -446,6 +547,7 @@ fn parse_family(r: &mut Reader, fam: &dyn family::Family, node: &NodeSchema) -> 
 /// once every node is parsed: (fractal id, source id, length).
 struct FractalAxes {
     node: String,
+    field: &'static str,
     source: String,
     len: usize,
 }
@@ -488,7 +590,7 @@ fn parse_node(
                 s.types(Category::Family).join(", "),
                 s.types(Category::Fractal).join(", "),
                 s.types(Category::Pointwise).join(", ")
-            ),
+            ) + &format!("; mappings: {}", s.types(Category::Mapping).join(", ")),
         );
         return None;
     };
@@ -509,6 +611,8 @@ fn parse_node(
                 "ridged" => FractalKind::Ridged,
                 "billow" => FractalKind::Billow,
                 "pingpong" => FractalKind::Pingpong,
+                "hybrid" => FractalKind::Hybrid,
+                "hetero" => FractalKind::Hetero,
                 _ => FractalKind::Fbm,
             };
             let source = source();
@@ -517,9 +621,14 @@ fn parse_node(
             let gain = r.scalar(spec(node, "gain"));
             let seed_offset = r.integer_field(spec(node, "seed_offset"));
             let (offset, listed) = r.per_axis(spec(node, "offset"), None);
+            // Fields only some fractal kinds declare: 0 where the kind has none.
+            let mut optional = |name: &str| node.field(name).map_or(0.0, |f| r.scalar(f));
+            let derivative_weight = optional("derivative_weight");
+            let signal_offset = optional("signal_offset");
             if let (Some(len), Some(node)) = (listed, &r.node) {
                 fractal_axes.push(FractalAxes {
                     node: node.clone(),
+                    field: "offset",
                     source: source.clone(),
                     len,
                 });
@@ -532,6 +641,8 @@ fn parse_node(
                 gain,
                 seed_offset,
                 offset,
+                derivative_weight,
+                signal_offset,
             }))
         }
         Category::Warp => {
@@ -544,6 +655,11 @@ fn parse_node(
                 amplitude,
             }))
         }
+        Category::Mapping => {
+            let source = source();
+            let map = mapping(r, node, type_name, &source, fractal_axes);
+            Some(NodeKind::Mapping(MappingNode { source, map }))
+        }
         Category::Pointwise => {
             let op = pointwise_op(r, node);
             let inputs = match op.arity() {
@@ -552,6 +668,67 @@ fn parse_node(
             };
             Some(NodeKind::Pointwise(PointwiseNode { op, inputs }))
         }
+    }
+}
+
+/// The mapping of kind `node` with its fields, each read as the schema declares it; the
+/// lengths of per-axis lists are checked against the source's dims once references resolve.
+fn mapping(
+    r: &mut Reader,
+    node: &NodeSchema,
+    type_name: &str,
+    source: &str,
+    axes: &mut Vec<FractalAxes>,
+) -> MapKind {
+    let number = |r: &mut Reader, name: &str| r.scalar(spec(node, name));
+    match type_name {
+        "transform" => {
+            let mut per_axis = |r: &mut Reader, name: &'static str| {
+                let (v, listed) = r.per_axis(spec(node, name), None);
+                if let (Some(len), Some(id)) = (listed, &r.node) {
+                    axes.push(FractalAxes {
+                        node: id.clone(),
+                        field: name,
+                        source: source.to_string(),
+                        len,
+                    });
+                }
+                v
+            };
+            let translate = per_axis(r, "translate");
+            let scale = per_axis(r, "scale");
+            let rotate = number(r, "rotate");
+            let axis = r.triple(spec(node, "axis"));
+            if axis == [0.0; 3] {
+                r.issue(
+                    "axis",
+                    "must not be [0, 0, 0]: give the direction to rotate about",
+                );
+            }
+            let angle = number(r, "angle");
+            MapKind::Transform {
+                translate,
+                scale,
+                rotate,
+                axis,
+                angle,
+            }
+        }
+        "sphere" => MapKind::Sphere {
+            radius: number(r, "radius"),
+        },
+        "torus" => MapKind::Torus {
+            radius_x: number(r, "radius_x"),
+            radius_y: number(r, "radius_y"),
+        },
+        "cylinder" => MapKind::Cylinder {
+            radius: number(r, "radius"),
+        },
+        "cube_face" => MapKind::CubeFace {
+            face: r.choice(spec(node, "face")),
+            radius: number(r, "radius"),
+        },
+        other => unreachable!("schema: mapping kind '{other}' has no construction in json.rs"),
     }
 }
 
@@ -643,6 +820,27 @@ fn remap_or_blend(r: &mut Reader, node: &NodeSchema, type_name: &str) -> Pointwi
             threshold: number(r, "threshold"),
             falloff: number(r, "falloff"),
         },
+        "curve" => {
+            let mode = match r.choice(spec(node, "mode")) {
+                0 => CurveMode::Monotone,
+                _ => CurveMode::Free,
+            };
+            let fallback = || {
+                let default = spec(node, "points").default_points().unwrap_or(&[]);
+                CurvePoints::new(default, mode).expect("the schema's default points fit")
+            };
+            let points = match r.points(spec(node, "points")) {
+                Some(points) => match CurvePoints::new(&points, mode) {
+                    Ok(c) => c,
+                    Err((_, problem)) => {
+                        r.issue("points", problem);
+                        fallback()
+                    }
+                },
+                None => fallback(),
+            };
+            PointwiseOp::Curve(Box::new(points))
+        }
         other => unreachable!("schema: point-wise kind '{other}' has no construction in json.rs"),
     }
 }
@@ -753,19 +951,23 @@ pub fn parse(value: &Value) -> Result<NoiseGraph, GraphErrors> {
         nodes,
     };
     for list in fractal_axes {
-        if let Some(NodeKind::Family(f)) = graph.node(&list.source).map(|n| &n.kind) {
-            if list.len != f.dims as usize {
-                issues.push(GraphIssue {
-                    node: Some(list.node),
-                    field: "offset".into(),
-                    message: format!(
-                        "must be a number or a list of {d} numbers (one per axis of the {d}D source '{}') (got {} numbers)",
-                        list.source,
-                        list.len,
-                        d = f.dims
-                    ),
-                });
-            }
+        let dims = match graph.node(&list.source).map(|n| &n.kind) {
+            Some(NodeKind::Family(f)) => f.dims,
+            Some(_) if list.field == "offset" => continue,
+            Some(_) => graph.dims_of(&list.source),
+            None => continue,
+        };
+        if list.len != dims as usize {
+            issues.push(GraphIssue {
+                node: Some(list.node),
+                field: list.field.into(),
+                message: format!(
+                    "must be a number or a list of {d} numbers (one per axis of the {d}D source '{}') (got {} numbers)",
+                    list.source,
+                    list.len,
+                    d = dims
+                ),
+            });
         }
     }
     // Each problem once, at its own field: a field the parser already rejected (a missing or
@@ -913,6 +1115,49 @@ pub fn to_value(graph: &NoiseGraph) -> Value {
                     m.insert("seed_offset".into(), json!(f.seed_offset));
                     let dims = graph.dims_of(&f.source) as usize;
                     m.insert("offset".into(), axis_json(f.offset, dims));
+                    // The fields only some kinds declare, where the kind declares them.
+                    let kind = schema::node_schema(f.kind.name());
+                    for (name, value) in [
+                        ("derivative_weight", f.derivative_weight),
+                        ("signal_offset", f.signal_offset),
+                    ] {
+                        if kind.is_some_and(|k| k.field(name).is_some()) {
+                            m.insert(name.into(), json!(value));
+                        }
+                    }
+                }
+                NodeKind::Mapping(mapping) => {
+                    m.insert("source".into(), json!(mapping.source));
+                    let dims = graph.dims_of(&mapping.source) as usize;
+                    match &mapping.map {
+                        MapKind::Transform {
+                            translate,
+                            scale,
+                            rotate,
+                            axis,
+                            angle,
+                        } => {
+                            m.insert("translate".into(), axis_json(*translate, dims));
+                            m.insert("rotate".into(), json!(rotate));
+                            m.insert("axis".into(), json!(axis));
+                            m.insert("angle".into(), json!(angle));
+                            m.insert("scale".into(), axis_json(*scale, dims));
+                        }
+                        MapKind::Sphere { radius } | MapKind::Cylinder { radius } => {
+                            m.insert("radius".into(), json!(radius));
+                        }
+                        MapKind::Torus { radius_x, radius_y } => {
+                            m.insert("radius_x".into(), json!(radius_x));
+                            m.insert("radius_y".into(), json!(radius_y));
+                        }
+                        MapKind::CubeFace { face, radius } => {
+                            m.insert(
+                                "face".into(),
+                                json!(super::mapping::CUBE_FACES[*face as usize]),
+                            );
+                            m.insert("radius".into(), json!(radius));
+                        }
+                    }
                 }
                 NodeKind::Warp(w) => {
                     m.insert("source".into(), json!(w.source));
@@ -965,6 +1210,10 @@ pub fn to_value(graph: &NoiseGraph) -> Value {
                         PointwiseOp::Select { threshold, falloff } => {
                             m.insert("threshold".into(), json!(threshold));
                             m.insert("falloff".into(), json!(falloff));
+                        }
+                        PointwiseOp::Curve(ref c) => {
+                            m.insert("points".into(), json!(c.points()));
+                            m.insert("mode".into(), json!(c.mode().name()));
                         }
                         _ => {}
                     }

@@ -184,6 +184,33 @@ pub fn check(graph: &NoiseGraph) -> Vec<GraphIssue> {
                         }
                     }
                 }
+                if f.derivative_weight != 0.0 {
+                    if let Some(fam) = crate::family::lookup(&source.family) {
+                        if fam.wgsl_grad_call(source.dims, &source.params).is_none() {
+                            issues.push(issue(
+                                &node.id,
+                                "derivative_weight",
+                                format!(
+                                    "a derivative weight needs the gradient of source '{}', and {}: set derivative_weight to 0 or choose a variant with a gradient",
+                                    f.source,
+                                    fam.no_gradient_reason(source.dims, &source.params)
+                                ),
+                            ));
+                        }
+                    }
+                }
+                if f.kind.is_musgrave() {
+                    if let Some(range) = ranges[i].filter(|r| !in_bounds(*r)) {
+                        issues.push(issue(
+                            &node.id,
+                            "gain",
+                            format!(
+                                "the node's values could span [{:e}, {:e}], beyond the limit of +-{:e}: lower the gain, the signal_offset or the octaves",
+                                range.0, range.1, MAX_VALUE
+                            ),
+                        ));
+                    }
+                }
                 let amplitude = f.gain.abs().powi(last as i32).max(1.0);
                 if past(amplitude, MAX_AMPLITUDE) {
                     issues.push(issue(
@@ -244,7 +271,7 @@ pub fn check(graph: &NoiseGraph) -> Vec<GraphIssue> {
                     ));
                 }
             }
-            NodeKind::Family(_) => {}
+            NodeKind::Family(_) | NodeKind::Mapping(_) => {}
         }
     }
     issues
@@ -314,6 +341,21 @@ pub fn check_chain_view(
     warped: bool,
     view: &super::View,
 ) -> Result<(), String> {
+    let origin = [view.origin[0], view.origin[1], view.origin[2], 0.0];
+    let extent = std::array::from_fn(|a| if a < 3 { view_extent(view, a) } else { 0.0 });
+    check_chain_box(node, source, fractal, warped, origin, extent)
+}
+
+/// [`check_chain_view`] for the box of positions a chain samples: `origin` + [0, `extent`]
+/// per axis (a mapped chain's box, `Mapping::bounds`).
+pub fn check_chain_box(
+    node: &str,
+    source: &FamilyNode,
+    fractal: Option<&FractalNode>,
+    warped: bool,
+    origin: [f64; 4],
+    extents: [f64; 4],
+) -> Result<(), String> {
     let fractal_offset = fractal.map_or([0.0; 4], |f| f.offset);
     let axes = ["x", "y", "z", "w"];
     for (k, (frequency, counts)) in octaves(source, fractal).iter().enumerate() {
@@ -324,11 +366,8 @@ pub fn check_chain_view(
                 3 => source.w,
                 _ => 0.0,
             };
-            let start = view.origin.get(a).copied().unwrap_or(0.0)
-                + slice
-                + source.offset[a]
-                + fractal_offset[a];
-            let extent = view_extent(view, a);
+            let start = origin[a] + slice + source.offset[a] + fractal_offset[a];
+            let extent = extents[a];
             let weak = if *counts {
                 ""
             } else {

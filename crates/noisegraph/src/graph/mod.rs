@@ -1,9 +1,12 @@
 //! `NoiseGraph`: nodes, the JSON format, validation, planning and the Rust builder.
 
 mod builder;
+pub mod curve;
 mod gradient;
 mod json;
 pub mod limits;
+mod mapping;
+pub mod mapping_schema;
 mod node;
 mod plan;
 pub mod position;
@@ -14,6 +17,7 @@ mod walk;
 pub use builder::{GraphBuilder, NodeBuilder};
 pub use gradient::{gradient_plan, gradient_refusal, plan_gradient_refusal};
 pub use json::{LAYOUT_FIELD, MAX_OCTAVES};
+pub use mapping::*;
 pub use node::*;
 pub use plan::*;
 pub use schema::{node_schema, schema};
@@ -124,6 +128,7 @@ fn node_dims(node: &Node, inputs: &[u32]) -> u32 {
     match (rule, &node.kind) {
         (Some(schema::DimsRule::Own { .. }), NodeKind::Family(f)) => f.dims,
         (Some(schema::DimsRule::Source), _) => inputs.first().copied().unwrap_or(2),
+        (Some(schema::DimsRule::Fixed { dims, .. }), _) => dims,
         _ => inputs.iter().copied().max().unwrap_or(2),
     }
 }
@@ -134,10 +139,13 @@ fn node_range(node: &Node, ins: &[(f32, f32)]) -> (f32, f32) {
         NodeKind::Family(f) => family::lookup(&f.family)
             .map(|fam| fam.range(f.dims, &f.params))
             .unwrap_or((-1.0, 1.0)),
+        NodeKind::Fractal(f) if f.kind.is_musgrave() => {
+            musgrave_range(f, ins.first().copied().unwrap_or((-1.0, 1.0)))
+        }
         NodeKind::Fractal(f) => {
             let (lo, hi) = ins.first().copied().unwrap_or((-1.0, 1.0));
             let m = lo.abs().max(hi.abs());
-            match f.kind {
+            let remapped = match f.kind {
                 FractalKind::Fbm => (lo, hi),
                 FractalKind::Ridged => {
                     let low = if m <= 1.0 { (1.0 - m) * (1.0 - m) } else { 0.0 };
@@ -147,11 +155,50 @@ fn node_range(node: &Node, ins: &[(f32, f32)]) -> (f32, f32) {
                 FractalKind::Billow => (-1.0, 2.0 * m - 1.0),
                 // The fold keeps every octave in [-1, 1] whatever its source's range.
                 FractalKind::Pingpong => (-1.0, 1.0),
+                FractalKind::Hybrid | FractalKind::Hetero => unreachable!("the arm above"),
+            };
+            // A derivative weight divides each octave by 1 or more: towards 0.
+            if f.derivative_weight > 0.0 {
+                (remapped.0.min(0.0), remapped.1.max(0.0))
+            } else {
+                remapped
             }
         }
-        NodeKind::Warp(_) => ins.first().copied().unwrap_or((-1.0, 1.0)),
+        NodeKind::Warp(_) | NodeKind::Mapping(_) => ins.first().copied().unwrap_or((-1.0, 1.0)),
         NodeKind::Pointwise(p) => pointwise_range(&p.op, ins),
     }
+}
+
+/// The range of a hybrid or hetero node over a source in `source` (the formulas of
+/// shaders/lib/multifractal.wgsl in interval arithmetic, f64): octave k's signal spans
+/// gain^k ([lo, hi] + signal_offset); hybrid's weight is within [0, 1] and its sum is divided
+/// by the sum of the amplitudes, hetero's value is multiplied by 1 + signal at each octave.
+fn musgrave_range(f: &FractalNode, (lo, hi): (f32, f32)) -> (f32, f32) {
+    let mul = |a: (f64, f64), b: (f64, f64)| {
+        let c = [a.0 * b.0, a.0 * b.1, a.1 * b.0, a.1 * b.1];
+        (
+            c.iter().copied().fold(f64::INFINITY, f64::min),
+            c.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    };
+    let noise = (lo as f64 + f.signal_offset, hi as f64 + f.signal_offset);
+    let signal = |k: u32| mul((f.gain.powi(k as i32), f.gain.powi(k as i32)), noise);
+    let mut value = signal(0);
+    let mut amplitudes = 1.0;
+    for k in 1..f.octaves {
+        let s = signal(k);
+        amplitudes += f.gain.abs().powi(k as i32);
+        value = match f.kind {
+            FractalKind::Hybrid => (value.0 + s.0.min(0.0), value.1 + s.1.max(0.0)),
+            _ => mul(value, (1.0 + s.0, 1.0 + s.1)),
+        };
+    }
+    let norm = if f.kind == FractalKind::Hybrid {
+        1.0 / amplitudes
+    } else {
+        1.0
+    };
+    ((value.0 * norm) as f32, (value.1 * norm) as f32)
 }
 
 fn interval_mul(a: (f32, f32), b: (f32, f32)) -> (f32, f32) {
@@ -210,5 +257,9 @@ fn pointwise_range(op: &PointwiseOp, ins: &[(f32, f32)]) -> (f32, f32) {
         PointwiseOp::SmoothMin { k } => (a.0.min(b.0) - 0.25 * k as f32, a.1.min(b.1)),
         PointwiseOp::SmoothMax { k } => (a.0.max(b.0), a.1.max(b.1) + 0.25 * k as f32),
         PointwiseOp::Select { .. } => (a.0.min(b.0), a.1.max(b.1)),
+        PointwiseOp::Curve(ref c) => {
+            let (lo, hi) = c.range(f64::from(a.0), f64::from(a.1));
+            (lo as f32, hi as f32)
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! Node types of the graph format (see DESIGN.md, "Node types").
 
+use super::curve::CurvePoints;
 use crate::family::FamilyParams;
+use crate::twin::lib::curve::CurveTable;
 use crate::twin::lib::{ops, shaping};
 
 /// A noise family evaluated at a position: a generator.
@@ -37,6 +39,10 @@ pub enum FractalKind {
     Billow,
     /// Each octave folded back and forth (FastNoise2's ping-pong fractal).
     Pingpong,
+    /// Musgrave's hybrid multifractal: each octave weighted by the ones before it.
+    Hybrid,
+    /// Musgrave's heterogeneous terrain: each octave scaled by the value so far.
+    Hetero,
 }
 
 impl FractalKind {
@@ -47,6 +53,8 @@ impl FractalKind {
             FractalKind::Ridged => "ridged",
             FractalKind::Billow => "billow",
             FractalKind::Pingpong => "pingpong",
+            FractalKind::Hybrid => "hybrid",
+            FractalKind::Hetero => "hetero",
         }
     }
     /// The code the stage kernel switches on (`fractal_remap` in shaders/lib/ops.wgsl).
@@ -56,7 +64,14 @@ impl FractalKind {
             FractalKind::Ridged => ops::FRACTAL_RIDGED,
             FractalKind::Billow => ops::FRACTAL_BILLOW,
             FractalKind::Pingpong => ops::FRACTAL_PINGPONG,
+            FractalKind::Hybrid => ops::FRACTAL_HYBRID,
+            FractalKind::Hetero => ops::FRACTAL_HETERO,
         }
+    }
+    /// Musgrave's multifractals (`hybrid`, `hetero`), whose octaves carry a state from one
+    /// to the next (shaders/lib/multifractal.wgsl) instead of a remap.
+    pub fn is_musgrave(self) -> bool {
+        matches!(self, FractalKind::Hybrid | FractalKind::Hetero)
     }
 }
 
@@ -77,6 +92,20 @@ pub struct FractalNode {
     pub seed_offset: i64,
     /// Added to the position (x, y, z, w), on top of the source's offset.
     pub offset: [f64; 4],
+    /// `derivative_weight` k of fbm, ridged and billow (0 for the other kinds): each octave
+    /// divided by 1 + k |sum of the octaves' noise gradients so far|^2.
+    pub derivative_weight: f64,
+    /// `signal_offset` of hybrid and hetero (0 for the other kinds): Musgrave's offset.
+    pub signal_offset: f64,
+}
+
+impl FractalNode {
+    /// Whether its octaves carry a per-pixel state beyond the running sum (hybrid's weight,
+    /// hetero's value, the derivative weight's sum of gradients): such a stage runs in one
+    /// octave pass and is not fused into a warp.
+    pub fn carries_state(&self) -> bool {
+        self.kind.is_musgrave() || self.derivative_weight != 0.0
+    }
 }
 
 /// A generator evaluated at p + amplitude * (d_x, d_y[, d_z]).
@@ -91,7 +120,7 @@ pub struct WarpNode {
 }
 
 /// Point-wise operations on materialized fields.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum PointwiseOp {
     /// a + b.
     Add,
@@ -177,6 +206,9 @@ pub enum PointwiseOp {
         /// Half-width of the blend (0: a hard switch).
         falloff: f64,
     },
+    /// A cubic spline remap through control points (see [`CurvePoints`]), boxed: the
+    /// points are the one large operand.
+    Curve(Box<CurvePoints>),
 }
 
 impl PointwiseOp {
@@ -202,6 +234,7 @@ impl PointwiseOp {
             PointwiseOp::SmoothMin { .. } => "smooth_min",
             PointwiseOp::SmoothMax { .. } => "smooth_max",
             PointwiseOp::Select { .. } => "select",
+            PointwiseOp::Curve(_) => "curve",
         }
     }
     /// How many field inputs the operation takes.
@@ -216,12 +249,15 @@ impl PointwiseOp {
             | PointwiseOp::Pow { .. }
             | PointwiseOp::Smoothstep { .. }
             | PointwiseOp::Quantize { .. }
-            | PointwiseOp::Terrace { .. } => 1,
+            | PointwiseOp::Terrace { .. }
+            | PointwiseOp::Curve(_) => 1,
             PointwiseOp::Mix | PointwiseOp::Select { .. } => 3,
             _ => 2,
         }
     }
-    /// The op code and constants of `combine_op` in shaders/lib/ops.wgsl.
+    /// The op code and constants of `combine_op` in shaders/lib/ops.wgsl. A `curve` has
+    /// none: its pieces are [`curve_table`](Self::curve_table), which every path reads for
+    /// [`shaping::OP_CURVE`] instead of calling `combine_op`.
     pub fn code_and_constants(&self) -> (u32, [f32; 4]) {
         let z = [0.0; 4];
         match *self {
@@ -277,6 +313,16 @@ impl PointwiseOp {
                     [threshold as f32, (threshold - falloff) as f32, inverse, 0.0],
                 )
             }
+            PointwiseOp::Curve(_) => (shaping::OP_CURVE, z),
+        }
+    }
+
+    /// A `curve`'s table of pieces and its number of points (`None` for every other
+    /// operation).
+    pub fn curve_table(&self) -> Option<(CurveTable, u32)> {
+        match self {
+            PointwiseOp::Curve(c) => Some(c.table()),
+            _ => None,
         }
     }
 }
@@ -313,6 +359,8 @@ pub enum NodeKind {
     Warp(WarpNode),
     /// A point-wise operation on other nodes' fields.
     Pointwise(PointwiseNode),
+    /// Its source sampled at mapped positions (`transform`, `sphere`, `torus`, `cylinder`).
+    Mapping(super::mapping::MappingNode),
 }
 
 /// A node: its id and what it computes.
@@ -332,6 +380,7 @@ impl Node {
             NodeKind::Fractal(f) => f.kind.name(),
             NodeKind::Warp(_) => "warp",
             NodeKind::Pointwise(p) => p.op.name(),
+            NodeKind::Mapping(m) => m.map.name(),
         }
     }
     /// Ids this node reads.
@@ -343,6 +392,7 @@ impl Node {
                 .chain(w.displace.iter().map(String::as_str))
                 .collect(),
             NodeKind::Pointwise(p) => p.inputs.iter().map(String::as_str).collect(),
+            NodeKind::Mapping(m) => vec![m.source.as_str()],
         }
     }
     /// The node's references with the field each is written in: (`"source"`,
@@ -362,6 +412,7 @@ impl Node {
                 };
                 p.inputs.iter().map(|i| (field, i.as_str())).collect()
             }
+            NodeKind::Mapping(m) => vec![("source", m.source.as_str())],
         }
     }
     /// Whether the node is a function of position that a fractal or warp can evaluate

@@ -6,11 +6,13 @@ use std::collections::{HashMap, HashSet};
 
 use bytemuck::{Pod, Zeroable};
 
+use super::mapping::Mapping;
 use super::node::*;
 use super::NoiseGraph;
 use crate::error::{Error, Result};
 use crate::family::{self, Family};
 use crate::twin::hash::seed_hash;
+use crate::twin::lib::mapping::MappingUniform;
 
 /// The region of space a bake covers and its resolution. Pixel (x, y, z) samples
 /// `origin + (x, y, z) * extent / size` (corners, not centres).
@@ -195,12 +197,15 @@ pub struct StageUniform {
     /// Pixel offset of this run's pixel (0, 0, 0) in the whole view (non-zero for a tile),
     /// then unused: added to the pixel index in integers before the f32 conversion.
     pub pixel_offset: [u32; 4],
-    /// `norm` = 1 / sum of |amplitudes|, then unused.
+    /// `norm` = 1 / sum of |amplitudes| (1 for hetero), the fractal's `signal_offset` and
+    /// `derivative_weight` (0 where it has none), then unused.
     pub scalars: [f32; 4],
     /// Family parameters (see `Family::uniforms`).
     pub family: [f32; 16],
     /// Per-octave data; the first `octave_count` entries are used.
     pub octaves: [OctaveUniform; MAX_OCTAVES_USIZE],
+    /// The stage's position map (zero, `is_mapped` false, in a stage that is not mapped).
+    pub mapping: MappingUniform,
 }
 
 const MAX_OCTAVES_USIZE: usize = super::MAX_OCTAVES as usize;
@@ -217,6 +222,20 @@ pub struct CombineUniform {
     pub op: [u32; 4],
     /// The op's constants (see `PointwiseOp::code_and_constants`).
     pub constants: [f32; 4],
+}
+
+/// Uniform data of a `curve` stage (layout of `CurveParams`, which the combine template's
+/// curve form declares): the point-wise uniform, its `op[1]` the number of points, then the
+/// curve's pieces (`twin::lib::curve`). Only curve stages bind this larger buffer; every
+/// other point-wise stage keeps [`CombineUniform`]. Internal: not a stable API.
+#[doc(hidden)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct CurveUniform {
+    /// Size, op code and number of points (`op[1]`), constants (unused).
+    pub combine: CombineUniform,
+    /// The pieces: two vec4s per point.
+    pub pieces: crate::twin::lib::curve::CurveTable,
 }
 
 /// Where a warp reads the displacement of one axis from. Internal: not a stable API.
@@ -251,6 +270,8 @@ pub struct GenerateStage {
     pub displace: Vec<Displacement>,
     /// Warp amplitude that scales the displacements (position units).
     pub amplitude: f64,
+    /// Where the chain is sampled, when mapping nodes sit above it (see `graph::mapping`).
+    pub mapping: Option<Mapping>,
 }
 
 impl std::fmt::Debug for GenerateStage {
@@ -261,6 +282,7 @@ impl std::fmt::Debug for GenerateStage {
             .field("fractal", &self.fractal)
             .field("displace", &self.displace)
             .field("amplitude", &self.amplitude)
+            .field("mapping", &self.mapping)
             .finish()
     }
 }
@@ -399,6 +421,23 @@ impl GenerateStage {
     pub fn fractal_code(&self) -> u32 {
         self.fractal.as_ref().map_or(0, |f| f.kind.code())
     }
+    /// Whether the chain's fractal carries a per-pixel state from octave to octave beyond its
+    /// sum (see [`FractalNode::carries_state`]): its octaves then run as the steps of
+    /// shaders/lib/multifractal.wgsl.
+    pub fn carries_state(&self) -> bool {
+        self.fractal
+            .as_ref()
+            .is_some_and(FractalNode::carries_state)
+    }
+    /// The stage's octave passes over `pixels` pixels within `budget` octaves x pixels per
+    /// pass ([`octave_passes`]); a stage that carries a state runs in one pass whatever the
+    /// budget, since the partial sum between passes holds the sum alone.
+    pub fn octave_passes(&self, pixels: u64, budget: u64) -> Vec<(u32, u32)> {
+        if self.carries_state() {
+            return vec![(0, self.octave_count())];
+        }
+        octave_passes(self.octave_count(), pixels, budget)
+    }
     /// Seed of this stage's first octave.
     fn base_seed(&self, graph_seed: u32) -> u32 {
         let offset = self.source.seed_offset + self.fractal.as_ref().map_or(0, |f| f.seed_offset);
@@ -452,8 +491,19 @@ impl GenerateStage {
             None => (1.0, 0),
         };
         let seed = self.base_seed(graph_seed);
+        let full_size = view.full_size();
+        let pixel_step: [f64; 3] = std::array::from_fn(|a| view.extent[a] / full_size[a] as f64);
+        // A mapped stage splits the f64 constant of its map (see `graph::mapping`) and steps
+        // by the frequency on every axis from the mapped position the kernel computes.
+        let mapped = self
+            .mapping
+            .as_ref()
+            .map(|m| m.uniform(view.origin, pixel_step));
         // The grid has no w axis: a 4D node's w is its own slice coordinate.
-        let base = self.sample_base([view.origin[0], view.origin[1], view.origin[2], 0.0]);
+        let base = match &mapped {
+            Some((_, reference)) => self.sample_base(*reference),
+            None => self.sample_base([view.origin[0], view.origin[1], view.origin[2], 0.0]),
+        };
         let octaves = self.octave_count();
         let mut u = StageUniform::zeroed();
         u.size = [view.size[0], view.size[1], view.size[2], octaves];
@@ -472,10 +522,12 @@ impl GenerateStage {
             let mut step = [0f32; 4];
             let mut view_freq = [0f32; 4];
             let mut warp = [0f32; 4];
-            let full_size = view.full_size();
             for a in 0..3 {
                 step[a] = (view.extent[a] / full_size[a] as f64 * freq[a]) as f32;
                 view_freq[a] = freq[a] as f32;
+            }
+            if mapped.is_some() {
+                step = freq.map(|f| f as f32);
             }
             for a in 0..self.displace.len().min(4) {
                 warp[a] = (self.amplitude * freq[a]) as f32;
@@ -492,7 +544,19 @@ impl GenerateStage {
                 _pad: [0; 2],
             };
         }
-        u.scalars = [(1.0 / amp_sum.max(f64::MIN_POSITIVE)) as f32, 0.0, 0.0, 0.0];
+        // Hetero's value is Musgrave's, not normalized.
+        let norm = match &self.fractal {
+            Some(f) if f.kind == FractalKind::Hetero => 1.0,
+            _ => (1.0 / amp_sum.max(f64::MIN_POSITIVE)) as f32,
+        };
+        let (signal_offset, weighting) = self
+            .fractal
+            .as_ref()
+            .map_or((0.0, 0.0), |f| (f.signal_offset, f.derivative_weight));
+        u.scalars = [norm, signal_offset as f32, weighting as f32, 0.0];
+        if let Some((mapping, _)) = mapped {
+            u.mapping = mapping;
+        }
         u
     }
 }
@@ -538,18 +602,27 @@ impl Plan {
         target: &str,
         index: &mut HashMap<String, usize>,
     ) -> Result<usize> {
-        /// A node being materialized: how many of its references are handled, and the
-        /// displacements or input stages gathered so far.
+        /// A node being materialized: how many of its references are handled, the
+        /// displacements or input stages gathered so far, and the mapping it is sampled
+        /// through (the mapping nodes above it on this path, composed; `path` names them, so
+        /// a node under different mappings gets a stage for each).
         struct Frame<'g> {
             node: &'g Node,
             next: usize,
             displace: Vec<Displacement>,
             inputs: Vec<usize>,
+            mapping: Option<Mapping>,
+            path: String,
+        }
+        /// The index key of node `id` sampled through the mappings of `path`.
+        fn key(id: &str, path: &str) -> String {
+            format!("{id}{path}")
         }
         if let Some(&i) = index.get(target) {
             return Ok(i);
         }
         let by_id = super::walk::index_by_id(graph);
+        let all_dims = graph.all_dims();
         let lookup = |id: &str| {
             by_id
                 .get(id)
@@ -562,6 +635,8 @@ impl Plan {
             next: 0,
             displace: Vec::new(),
             inputs: Vec::new(),
+            mapping: None,
+            path: String::new(),
         }];
         // The stage index of the frame that finished last, for the frame below it.
         let mut finished: Option<usize> = None;
@@ -574,20 +649,44 @@ impl Plan {
                 top.next += 1;
             }
             let id = top.node.id.as_str();
-            // The next reference to materialize first, or the finished stage's kind.
+            let mapped = top.mapping;
+            let with_mapping = |mut chain: GenerateStage| -> Result<GenerateStage> {
+                // Not yet: the stateful octave sums (hybrid, hetero, a derivative weight) have
+                // no mapped form on any path.
+                if mapped.is_some() && chain.carries_state() {
+                    let node = chain.fractal.as_ref().map_or("", |f| f.kind.name());
+                    return Err(Error::InvalidRequest(format!(
+                        "node '{id}': a {node} fractal whose octaves carry a state (hybrid, hetero, or a derivative_weight other than 0) cannot be sampled through a mapping (transform, sphere, torus, cylinder, cube_face) yet"
+                    )));
+                }
+                chain.mapping = mapped;
+                Ok(chain)
+            };
+            // The next reference to materialize first (and the mapping it is sampled
+            // through), or the finished stage's kind.
+            let mut child_mapping = (top.mapping, top.path.clone());
             let (child, kind) = match &top.node.kind {
                 NodeKind::Family(_) | NodeKind::Fractal(_) => (
                     None,
-                    Some(StageKind::Generate(Box::new(generator_chain(
-                        graph,
-                        id,
-                        Vec::new(),
-                        0.0,
+                    Some(StageKind::Generate(Box::new(with_mapping(
+                        generator_chain(graph, id, Vec::new(), 0.0)?,
                     )?))),
                 ),
                 NodeKind::Warp(w) => match w.displace.get(top.next) {
                     Some(d) => {
-                        if let Some(chain) = self.fusable_chain(graph, d, index)? {
+                        // A mapped warp reads its displacements as fields (each a mapped
+                        // stage): inline chains evaluate at the pixel, not the mapped point. A
+                        // source that carries a state runs its own octave sum (see
+                        // GenerateStage::carries_state), which reads displacement fields too.
+                        let stateful = matches!(
+                            graph.node(&w.source).map(|n| &n.kind),
+                            Some(NodeKind::Fractal(f)) if f.carries_state()
+                        );
+                        let fusable = match mapped {
+                            None if !stateful => self.fusable_chain(graph, d, index)?,
+                            _ => None,
+                        };
+                        if let Some(chain) = fusable {
                             top.displace.push(Displacement::Inline {
                                 node: d.clone(),
                                 chain: Box::new(chain),
@@ -599,11 +698,13 @@ impl Plan {
                     }
                     None => (
                         None,
-                        Some(StageKind::Generate(Box::new(generator_chain(
-                            graph,
-                            &w.source,
-                            std::mem::take(&mut top.displace),
-                            w.amplitude,
+                        Some(StageKind::Generate(Box::new(with_mapping(
+                            generator_chain(
+                                graph,
+                                &w.source,
+                                std::mem::take(&mut top.displace),
+                                w.amplitude,
+                            )?,
                         )?))),
                     ),
                 },
@@ -612,14 +713,38 @@ impl Plan {
                     None => (
                         None,
                         Some(StageKind::Combine {
-                            op: p.op,
+                            op: p.op.clone(),
                             inputs: std::mem::take(&mut top.inputs),
                         }),
                     ),
                 },
+                NodeKind::Mapping(m) => {
+                    if let Some(&i) = top.inputs.first() {
+                        // The mapping's field is its source's stage under the mapping.
+                        index.insert(key(id, &top.path), i);
+                        on_stack.remove(id);
+                        stack.pop();
+                        finished = Some(i);
+                        continue;
+                    }
+                    let source_dims = by_id.get(m.source.as_str()).map_or(2, |&i| all_dims[i]);
+                    let composed = top
+                        .mapping
+                        .unwrap_or(Mapping::IDENTITY)
+                        .then(&m.map, source_dims)
+                        .ok_or_else(|| {
+                            Error::InvalidRequest(format!(
+                                "node '{id}': a {} below another curved mapping (sphere, torus, cylinder) cannot be planned",
+                                m.map.name()
+                            ))
+                        })?;
+                    child_mapping = (Some(composed), format!("{}\u{0}{id}", top.path));
+                    (Some(m.source.as_str()), None)
+                }
             };
             if let Some(child) = child {
-                if let Some(&i) = index.get(child) {
+                let (mapping, path) = child_mapping;
+                if let Some(&i) = index.get(&key(child, &path)) {
                     finished = Some(i);
                 } else if !on_stack.insert(child) {
                     return Err(Error::InvalidRequest(format!(
@@ -631,6 +756,8 @@ impl Plan {
                         next: 0,
                         displace: Vec::new(),
                         inputs: Vec::new(),
+                        mapping,
+                        path,
                     });
                 }
                 continue;
@@ -641,7 +768,7 @@ impl Plan {
                     kind,
                 });
                 let i = self.stages.len() - 1;
-                index.insert(id.to_string(), i);
+                index.insert(key(id, &top.path), i);
                 on_stack.remove(id);
                 stack.pop();
                 finished = Some(i);
@@ -670,7 +797,10 @@ impl Plan {
             return Ok(None);
         }
         let chain = generator_chain(graph, id, Vec::new(), 0.0)?;
-        Ok(chain.aux_data(self.seed).is_none().then_some(chain))
+        // A chain whose octaves carry a state (hybrid, hetero, a derivative weight) keeps its
+        // own stage: the inline chains of a warp's kernel are plain octave sums.
+        let plain = chain.aux_data(self.seed).is_none() && !chain.carries_state();
+        Ok(plain.then_some(chain))
     }
 
     /// Checks a view against what the plan's nodes can do.
@@ -681,14 +811,30 @@ impl Plan {
                 let chains = std::iter::once((stage.node.as_str(), g.as_ref()))
                     .chain(g.displace_inline().map(|(_, node, c)| (node, c)));
                 for (node, chain) in chains {
-                    super::limits::check_chain_view(
-                        node,
-                        &chain.source,
-                        chain.fractal.as_ref(),
-                        !chain.displace.is_empty(),
-                        view,
-                    )
+                    let warped = !chain.displace.is_empty();
+                    let (source, fractal) = (&chain.source, chain.fractal.as_ref());
+                    match &chain.mapping {
+                        None => {
+                            super::limits::check_chain_view(node, source, fractal, warped, view)
+                        }
+                        Some(m) => {
+                            let mut spans = view.extent;
+                            if !view.is_volume() {
+                                spans[2] = 0.0;
+                            }
+                            let (origin, extent) = m.bounds(view.origin, spans);
+                            super::limits::check_chain_box(
+                                node, source, fractal, warped, origin, extent,
+                            )
+                        }
+                    }
                     .map_err(Error::InvalidRequest)?;
+                    if view.is_volume() && chain.mapping.is_some_and(|m| m.curve.is_some()) {
+                        return Err(Error::InvalidRequest(format!(
+                            "node '{node}': a sphere, torus or cylinder maps a 2D view; this view is a volume (depth {})",
+                            view.size[2]
+                        )));
+                    }
                 }
             }
         }
@@ -749,5 +895,6 @@ fn generator_chain(
         fractal,
         displace,
         amplitude,
+        mapping: None,
     })
 }

@@ -8,13 +8,19 @@
 //!
 //! A cubic lattice splits each axis on its own, so a bake splits its columns once per octave
 //! and its rows once per row: the row samplers take the columns' cells and offsets as they
-//! are. Skewed and linear lattices mix the axes, and split every pixel.
+//! are. Skewed and linear lattices mix the axes, and split every pixel. So do mapped chains
+//! (below `transform`, `sphere`, `torus`, `cylinder`, `cube_face`): each pixel's f64 position
+//! goes through the map as a query's point does ([`OctaveSplitter::map_points`]), an affine map
+//! in f64 before the split, a curved one with the f32 arithmetic of a one-pixel bake at the
+//! point.
 
 use std::ops::Range;
 
+use super::mapping::Mapping;
 use super::plan::{octave_position, octave_position_axis, sample_base_axis, GenerateStage, View};
 use super::OctaveUniform;
 use crate::family::{split_cubic_axis, Family, FamilyParams, Lattice};
+use crate::twin::lib::mapping::{map_jacobian, map_position};
 use crate::twin::sample::SampleRow;
 
 /// Largest |floor| the vectorized wrap handles: beyond it (positions past 2^51 lattice cells)
@@ -50,6 +56,22 @@ pub struct OctaveSplitter {
     offsets: [[f64; 3]; 4],
     freq: Vec<[f64; 4]>,
     period: Vec<[i32; 4]>,
+    /// The chain's map, when it is mapped.
+    mapping: Option<Mapping>,
+    /// A curved map's octaves: the split of the map's constant part (no view moves it) and
+    /// the step from it, per octave (cell, offset, step).
+    curved: Vec<([i32; 4], [f32; 4], [f32; 4])>,
+}
+
+/// A mapped chain's positions at a run of points ([`OctaveSplitter::map_points`]).
+#[derive(Default)]
+pub struct MappedLanes {
+    /// An affine map's sample bases, per axis.
+    pub base: [Vec<f64>; 4],
+    /// A curved map's f32 positions, per axis.
+    pub mapped: [Vec<f32>; 4],
+    /// The map's Jacobian per point: `[b][a]` = d s_a / d p_b.
+    pub jacobian: Vec<[[f32; 4]; 4]>,
 }
 
 impl OctaveSplitter {
@@ -64,6 +86,18 @@ impl OctaveSplitter {
             Lattice::Linear { .. } => SplitKind::Family,
         };
         let octaves = chain.octave_count();
+        let curved = match &chain.mapping {
+            Some(m) if m.curve.is_some() => {
+                let u = chain.uniforms(0, &View::image(1, 1));
+                (0..octaves as usize)
+                    .map(|k| {
+                        let o = &u.octaves[k];
+                        (o.cell, o.local, o.step)
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
         OctaveSplitter {
             family: chain.family,
             params: params.clone(),
@@ -72,12 +106,89 @@ impl OctaveSplitter {
             offsets: chain.base_offsets(),
             freq: (0..octaves).map(|k| chain.octave_frequency(k)).collect(),
             period: (0..octaves).map(|k| chain.octave_period(k)).collect(),
+            mapping: chain.mapping,
+            curved,
         }
     }
 
-    /// Whether the lattice splits each axis on its own (a cubic lattice).
+    /// Whether positions split axis by axis (a cubic lattice, no map).
     pub fn separable(&self) -> bool {
-        matches!(self.kind, SplitKind::Cubic { .. })
+        matches!(self.kind, SplitKind::Cubic { .. }) && self.mapping.is_none()
+    }
+
+    /// Whether the chain is mapped.
+    pub fn is_mapped(&self) -> bool {
+        self.mapping.is_some()
+    }
+
+    /// The map of the `n` view positions `position` (one slice per axis, x y z w) of a mapped
+    /// chain into `lanes`: an affine map's sample bases, in f64 as a bake splits its view's
+    /// origin; a curved map's positions with the arithmetic of a one-pixel bake at the point
+    /// (its f32 map of pixel 0, from the split of the map's constant part), so a query, a bake
+    /// and a one-pixel bake see the same numbers; and the map's Jacobian.
+    // `i` indexes the four axes' lanes of one point at once.
+    #[allow(clippy::needless_range_loop)]
+    pub fn map_points(&self, position: [&[f64]; 4], n: usize, lanes: &mut MappedLanes) {
+        let Some(mapping) = &self.mapping else {
+            return;
+        };
+        let MappedLanes {
+            base,
+            mapped,
+            jacobian,
+        } = lanes;
+        jacobian.clear();
+        base.iter_mut().for_each(Vec::clear);
+        mapped.iter_mut().for_each(Vec::clear);
+        for i in 0..n {
+            let p: [f64; 4] = std::array::from_fn(|a| position[a][i]);
+            if mapping.curve.is_none() {
+                let (s, columns) = mapping.jacobian(p);
+                for a in 0..4 {
+                    base[a].push(self.base(a, s[a]));
+                }
+                jacobian.push(columns.map(|c| c.map(|v| v as f32)));
+            } else {
+                let (u, _) = mapping.uniform([p[0], p[1], p[2]], [1.0; 3]);
+                let m = map_position(&u, [0.0; 4]);
+                for a in 0..4 {
+                    mapped[a].push(m[a]);
+                }
+                let j = map_jacobian(&u, [0.0; 4]);
+                jacobian.push([j[0], j[1], j[2], [0.0; 4]]);
+            }
+        }
+    }
+
+    /// Octave `k`'s split of the `n` mapped points `lanes` ([`OctaveSplitter::map_points`])
+    /// into `cells` and `local`: an affine map's bases split as unmapped points are, a curved
+    /// map's positions stepped from the octave's split of the map's constant part.
+    pub fn split_mapped(
+        &self,
+        k: u32,
+        n: usize,
+        lanes: &MappedLanes,
+        cells: &mut [Vec<i32>; 4],
+        local: &mut [Vec<f32>; 4],
+    ) {
+        match self.curved.get(k as usize) {
+            Some(&(cell, offset, step)) => {
+                for a in 0..4 {
+                    cells[a].clear();
+                    cells[a].resize(n, cell[a]);
+                    local[a].clear();
+                    local[a].extend(
+                        lanes.mapped[a][..n]
+                            .iter()
+                            .map(|&s| offset[a] + s * step[a]),
+                    );
+                }
+            }
+            None => {
+                let base = lanes.base.each_ref().map(Vec::as_slice);
+                self.split(k, n, base, cells, local);
+            }
+        }
     }
 
     /// The sample base of input-space coordinate `position` on axis `a` (see
@@ -238,9 +349,11 @@ fn split_skewed_lanes(
 /// Pixel indices are the run's (0 at its first pixel).
 pub struct StagePositions {
     splitter: OctaveSplitter,
-    /// The sample base of each of the run's pixels along x, y and z.
+    /// The sample base of each of the run's pixels along x, y and z (a mapped chain's: the
+    /// pixel's position, which its map takes).
     base: [Vec<f64>; 3],
-    /// The sample base on w, no view axis (position 0: the node's slice and offsets).
+    /// The sample base on w, no view axis (position 0: the node's slice and offsets; a mapped
+    /// chain's: 0).
     base_w: f64,
     /// Separable lattices: per octave, the split of every column's x.
     columns: Vec<(Vec<i32>, Vec<f32>)>,
@@ -256,15 +369,30 @@ impl StagePositions {
     pub fn new(chain: &GenerateStage, view: &View) -> Self {
         let splitter = OctaveSplitter::new(chain);
         let offset = view.pixel_offset();
+        // A mapped chain's node has the view's dims (a curved map's, 2) or its source's (an
+        // affine one's): the axes past them are 0, as a query's point has them.
+        let mapped_dims = match &chain.mapping {
+            Some(m) if m.curve.is_some() => 2,
+            _ => chain.dims() as usize,
+        };
         let base: [Vec<f64>; 3] = std::array::from_fn(|a| {
             (0..view.size[a])
                 .map(|i| {
                     let pixel = offset[a] as f64 + i as f64;
-                    splitter.base(a, view.pixel_coordinate(a, pixel))
+                    let p = view.pixel_coordinate(a, pixel);
+                    match (splitter.is_mapped(), a < mapped_dims) {
+                        (false, _) => splitter.base(a, p),
+                        (true, true) => p,
+                        (true, false) => 0.0,
+                    }
                 })
                 .collect()
         });
-        let base_w = splitter.base(3, 0.0);
+        let base_w = if splitter.is_mapped() {
+            0.0
+        } else {
+            splitter.base(3, 0.0)
+        };
         let columns = if splitter.separable() {
             (0..chain.octave_count())
                 .map(|k| {
@@ -348,7 +476,27 @@ impl StagePositions {
             base_at,
             cells,
             local,
+            map,
+            map_at,
         } = lanes;
+        if self.splitter.is_mapped() {
+            // The row's pixels mapped once for all its octaves.
+            let key = (self as *const Self as usize, [y, z], xs.clone());
+            if *map_at != Some(key.clone()) {
+                let x = &self.base[0][xs];
+                let constant = [self.base[1][y], self.base[2][z], self.base_w];
+                for (axis, &b) in base.iter_mut().zip(&constant) {
+                    axis.clear();
+                    axis.resize(n, b);
+                }
+                *base_at = None;
+                self.splitter
+                    .map_points([x, &base[0], &base[1], &base[2]], n, map);
+                *map_at = Some(key);
+            }
+            self.splitter.split_mapped(k, n, map, cells, local);
+            return;
+        }
         if self.separable() {
             let (cells_x, local_x) = &self.columns[k as usize];
             let s = &self.splitter;
@@ -399,6 +547,10 @@ pub struct PixelLanes {
     pub cells: [Vec<i32>; 4],
     /// Offsets per axis.
     pub local: [Vec<f32>; 4],
+    /// A mapped chain's row, mapped (its Jacobian for the gradient form).
+    pub map: MappedLanes,
+    /// The positions (by address), row (y, z) and pixels `map` holds.
+    map_at: Option<(usize, [usize; 2], Range<usize>)>,
 }
 
 /// The per-axis splits a GPU generate stage reads (`positions` in the kernels, see
@@ -422,12 +574,14 @@ pub fn table_stride(view: &View) -> u32 {
 }
 
 impl PositionTable {
-    /// Whether `chain` reads a table: its lattice splits each axis on its own.
+    /// Whether `chain` reads a table: its lattice splits each axis on its own, and no map
+    /// moves its pixels (a mapped chain steps from its mapped positions, see `graph::mapping`).
     pub fn has_table(chain: &GenerateStage) -> bool {
-        matches!(
-            chain.family.lattice(chain.dims(), &chain.source.params),
-            crate::family::Lattice::Cubic
-        )
+        chain.mapping.is_none()
+            && matches!(
+                chain.family.lattice(chain.dims(), &chain.source.params),
+                crate::family::Lattice::Cubic
+            )
     }
 
     /// The table starts of `stage`'s chains over `view` (as [`PositionTable::new`] lays them

@@ -32,9 +32,11 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
+use super::curve::{CurveMode, MAX_CURVE_COORDINATE};
 use super::limits::{MAX_COORDINATE, MAX_FREQUENCY, MAX_SCALE, MAX_VALUE, MIN_FREQUENCY};
 use super::MAX_OCTAVES;
 use crate::family::{self, Family, FamilyParams, ParamKind, ParamSpec, ParamValue};
+use crate::twin::lib::curve::MAX_CURVE_POINTS;
 use crate::twin::lib::{ops, shaping};
 
 /// What a node is, for the parser and for editors.
@@ -49,6 +51,8 @@ pub enum Category {
     Warp,
     /// A point-wise operation on other nodes' fields.
     Pointwise,
+    /// Its source sampled at mapped positions (`transform`, `sphere`, `torus`, `cylinder`).
+    Mapping,
 }
 
 /// Which nodes an input may name.
@@ -117,6 +121,11 @@ pub enum FieldKind {
     Pair,
     /// One of the family's `dims`.
     Dims,
+    /// A list of `[x, y]` points (`curve`'s `points`), as many as `items` allows, each
+    /// coordinate within `min` / `max`.
+    Points,
+    /// A list of exactly three numbers (`transform`'s rotation `axis`).
+    Triple,
 }
 
 /// A field's default (or suggested initial) value.
@@ -131,6 +140,10 @@ pub enum FieldValue {
     Name(&'static str),
     /// Two numbers.
     Pair([f64; 2]),
+    /// A list of `[x, y]` points.
+    Points(&'static [[f64; 2]]),
+    /// Three numbers.
+    Triple([f64; 3]),
 }
 
 /// One field of a node kind (not an input): its kind, default, bounds and doc.
@@ -173,6 +186,9 @@ pub struct FieldSpec {
     /// The field must be given (it has no default).
     #[serde(skip_serializing_if = "is_false")]
     pub required: bool,
+    /// The fewest and most items a list field (`points`) accepts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<[u32; 2]>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -180,7 +196,7 @@ fn is_false(b: &bool) -> bool {
 }
 
 impl FieldSpec {
-    const fn new(name: &'static str, kind: FieldKind, doc: &'static str) -> Self {
+    pub(super) const fn new(name: &'static str, kind: FieldKind, doc: &'static str) -> Self {
         FieldSpec {
             name,
             kind,
@@ -195,9 +211,10 @@ impl FieldSpec {
             min_dims: None,
             initial: None,
             required: false,
+            items: None,
         }
     }
-    const fn number(name: &'static str, default: f64, doc: &'static str) -> Self {
+    pub(super) const fn number(name: &'static str, default: f64, doc: &'static str) -> Self {
         FieldSpec {
             default: Some(FieldValue::Number(default)),
             ..FieldSpec::new(name, FieldKind::Number, doc)
@@ -209,7 +226,7 @@ impl FieldSpec {
             ..FieldSpec::new(name, FieldKind::Integer, doc)
         }
     }
-    const fn axes(name: &'static str, default: f64, doc: &'static str) -> Self {
+    pub(super) const fn axes(name: &'static str, default: f64, doc: &'static str) -> Self {
         FieldSpec {
             default: Some(FieldValue::Number(default)),
             ..FieldSpec::new(name, FieldKind::Axes, doc)
@@ -223,14 +240,14 @@ impl FieldSpec {
         }
     }
     /// Accepted values within [-limit, limit].
-    const fn magnitude(self, limit: f64) -> Self {
+    pub(super) const fn magnitude(self, limit: f64) -> Self {
         FieldSpec {
             min: Some(-limit),
             max: Some(limit),
             ..self
         }
     }
-    const fn range(self, min: f64, max: f64) -> Self {
+    pub(super) const fn range(self, min: f64, max: f64) -> Self {
         FieldSpec {
             min: Some(min),
             max: Some(max),
@@ -238,14 +255,14 @@ impl FieldSpec {
         }
     }
     /// Accepted values above `min` (`min` refused).
-    const fn above(self, min: f64) -> Self {
+    pub(super) const fn above(self, min: f64) -> Self {
         FieldSpec {
             min: Some(min),
             exclusive_min: true,
             ..self
         }
     }
-    const fn soft(self, lo: f64, hi: f64) -> Self {
+    pub(super) const fn soft(self, lo: f64, hi: f64) -> Self {
         FieldSpec {
             soft: Some([lo, hi]),
             ..self
@@ -260,7 +277,7 @@ impl FieldSpec {
             ..self
         }
     }
-    const fn initial(self, value: FieldValue) -> Self {
+    pub(super) const fn initial(self, value: FieldValue) -> Self {
         FieldSpec {
             initial: Some(value),
             ..self
@@ -279,6 +296,13 @@ impl FieldSpec {
     pub fn default_integer(&self) -> Option<i64> {
         match self.default {
             Some(FieldValue::Integer(i)) => Some(i),
+            _ => None,
+        }
+    }
+    /// The default of a points field.
+    pub fn default_points(&self) -> Option<&'static [[f64; 2]]> {
+        match self.default {
+            Some(FieldValue::Points(p)) => Some(p),
             _ => None,
         }
     }
@@ -325,6 +349,14 @@ pub enum DimsRule {
     Source,
     /// The largest of its inputs', 2 with none: point-wise nodes.
     MaxOfInputs,
+    /// Always `dims`, of a source that must have `source` dims: the curved mappings
+    /// (`sphere`: a 3D source as a 2D field).
+    Fixed {
+        /// The node's dims.
+        dims: u32,
+        /// The dims its source must have.
+        source: u32,
+    },
 }
 
 /// Whether a node kind differentiates.
@@ -429,6 +461,11 @@ pub fn schema() -> &'static Schema {
         nodes.push(warp_node());
         nodes.extend(POINTWISE.iter().map(pointwise_node));
         nodes.extend(REMAPS_AND_BLENDS.iter().map(pointwise_node));
+        nodes.extend(
+            super::mapping_schema::MAPPINGS
+                .iter()
+                .map(super::mapping_schema::mapping_node),
+        );
         Schema { nodes }
     })
 }
@@ -588,12 +625,44 @@ pub const FRACTAL_FIELDS: &[FieldSpec] = &[
     .soft(-10.0, 10.0),
 ];
 
+/// Largest accepted `derivative_weight`: a weight of 1000 already flattens every octave
+/// after a slope of 0.1 lattice units to a thousandth.
+pub const MAX_DERIVATIVE_WEIGHT: f64 = 1000.0;
+
+/// Largest accepted |`signal_offset`| of `hybrid` and `hetero`.
+pub const MAX_SIGNAL_OFFSET: f64 = 100.0;
+
+/// `derivative_weight` (fbm, ridged, billow).
+const DERIVATIVE_WEIGHT: FieldSpec = FieldSpec::number(
+    "derivative_weight",
+    0.0,
+    "k: each octave divided by 1 + k |sum of the octaves' noise gradients so far|^2 (Quilez); 0 is the plain sum",
+)
+.range(0.0, MAX_DERIVATIVE_WEIGHT)
+.soft(0.0, 4.0);
+
+/// `signal_offset` (hybrid, hetero): Musgrave's `offset`, named apart from the fractals'
+/// position `offset`.
+const fn signal_offset(default: f64) -> FieldSpec {
+    FieldSpec::number(
+        "signal_offset",
+        default,
+        "added to each octave's noise before it is weighted (Musgrave's offset)",
+    )
+    .range(-MAX_SIGNAL_OFFSET, MAX_SIGNAL_OFFSET)
+    .soft(-1.0, 2.0)
+}
+
 /// A fractal kind's declaration.
 struct FractalDecl {
     name: &'static str,
     code: OpCode,
     summary: &'static str,
     crease: Option<&'static str>,
+    /// Its `gain` default where it is not [`FRACTAL_FIELDS`]' 0.5.
+    gain: Option<f64>,
+    /// Its fields after [`FRACTAL_FIELDS`].
+    extra: &'static [FieldSpec],
 }
 
 const FRACTALS: &[FractalDecl] = &[
@@ -605,6 +674,8 @@ const FRACTALS: &[FractalDecl] = &[
         },
         summary: "octave k at frequency lacunarity^k, amplitude gain^k, seed + k; the sum divided by the sum of the amplitudes",
         crease: None,
+        gain: None,
+        extra: &[DERIVATIVE_WEIGHT],
     },
     FractalDecl {
         name: "ridged",
@@ -614,6 +685,8 @@ const FRACTALS: &[FractalDecl] = &[
         },
         summary: "as fbm, each octave n remapped by (1 - |n|)^2",
         crease: Some("where an octave's sample n is 0: slope 0 (sign(0) = 0, the mean of the two sides)"),
+        gain: None,
+        extra: &[DERIVATIVE_WEIGHT],
     },
     FractalDecl {
         name: "billow",
@@ -623,6 +696,8 @@ const FRACTALS: &[FractalDecl] = &[
         },
         summary: "as fbm, each octave n remapped by 2|n| - 1",
         crease: Some("where an octave's sample n is 0: slope 0 (sign(0) = 0, the mean of the two sides)"),
+        gain: None,
+        extra: &[DERIVATIVE_WEIGHT],
     },
     // issue 31 item 4: the fractals added after fbm, ridged and billow.
     FractalDecl {
@@ -633,8 +708,36 @@ const FRACTALS: &[FractalDecl] = &[
         },
         summary: "as fbm, each octave n folded back and forth (FastNoise2's ping-pong): t = (n + 1) * 2 wrapped into [0, 2), then 2 (t < 1 ? t : 2 - t) - 1",
         crease: Some("at a fold (t a whole number): the branch the value takes, rising where t wraps to 0, falling where t = 1"),
+        gain: None,
+        extra: &[],
+    },
+    FractalDecl {
+        name: "hybrid",
+        code: OpCode {
+            constant: "FRACTAL_HYBRID",
+            value: ops::FRACTAL_HYBRID,
+        },
+        summary: "Musgrave's hybrid multifractal (Texturing & Modeling, ch. 16): signal_k = (n_k + signal_offset) gain^k; sum += weight signal_k; weight = clamp(weight signal_k, 0, 1), from weight 1; the sum divided by the sum of the amplitudes",
+        crease: Some("where weight x signal reaches 0 or 1: the clamp's inside slope"),
+        gain: Some(HYBRID_GAIN),
+        extra: &[signal_offset(0.7)],
+    },
+    FractalDecl {
+        name: "hetero",
+        code: OpCode {
+            constant: "FRACTAL_HETERO",
+            value: ops::FRACTAL_HETERO,
+        },
+        summary: "Musgrave's heterogeneous terrain (Texturing & Modeling, ch. 16): signal_k = (n_k + signal_offset) gain^k; value = signal_0, then value += signal_k value; not normalized",
+        crease: None,
+        // Musgrave's H = 0.25 (gain 0.84) makes the highlands grainy at lacunarity 2.
+        gain: Some(0.6),
+        extra: &[signal_offset(0.4)],
     },
 ];
+
+/// Musgrave's H = 0.25 at lacunarity 2: gain 2^-0.25, the `gain` default of `hybrid`.
+const HYBRID_GAIN: f64 = 0.84;
 
 fn fractal_node(d: &FractalDecl) -> NodeSchema {
     NodeSchema {
@@ -642,7 +745,17 @@ fn fractal_node(d: &FractalDecl) -> NodeSchema {
         category: Category::Fractal,
         summary: d.summary,
         inputs: FRACTAL_INPUTS.to_vec(),
-        fields: FRACTAL_FIELDS.to_vec(),
+        fields: FRACTAL_FIELDS
+            .iter()
+            .map(|f| match (f.name, d.gain) {
+                ("gain", Some(gain)) => FieldSpec {
+                    default: Some(FieldValue::Number(gain)),
+                    ..*f
+                },
+                _ => *f,
+            })
+            .chain(d.extra.iter().copied())
+            .collect(),
         dims: DimsRule::Source,
         gradient: GradientSpec {
             differentiable: Differentiable::Always,
@@ -963,6 +1076,35 @@ pub const REMAPS_AND_BLENDS: &[OpDecl] = &[
         ],
         crease: Some("falloff 0: jumps where control = threshold, b's gradient there"),
     },
+    OpDecl {
+        name: "curve",
+        code: op("OP_CURVE", shaping::OP_CURVE),
+        arity: 1,
+        inputs_doc: "the input field",
+        summary: "a cubic spline through control points [x, y] (x strictly increasing): Hermite pieces with monotone (Fritsch-Carlson) or free (Catmull-Rom) tangents, extended linearly with the end tangents outside the first and last point (continuous, with a continuous slope)",
+        fields: &[
+            FieldSpec {
+                default: Some(FieldValue::Points(&[[-1.0, -1.0], [1.0, 1.0]])),
+                items: Some([2, MAX_CURVE_POINTS as u32]),
+                ..FieldSpec::new(
+                    "points",
+                    FieldKind::Points,
+                    "the control points [[x, y], ...], x strictly increasing (the bound is each coordinate's)",
+                )
+            }
+            .magnitude(MAX_CURVE_COORDINATE),
+            FieldSpec {
+                options: CurveMode::NAMES,
+                default: Some(FieldValue::Name("monotone")),
+                ..FieldSpec::new(
+                    "mode",
+                    FieldKind::Choice,
+                    "monotone: never overshoots the points; free: Catmull-Rom tangents (may overshoot)",
+                )
+            },
+        ],
+        crease: None,
+    },
 ];
 
 fn pointwise_node(d: &OpDecl) -> NodeSchema {
@@ -1019,6 +1161,19 @@ fn shown_value(v: &FieldValue) -> String {
         FieldValue::Integer(i) => i.to_string(),
         FieldValue::Name(n) => format!("`{n}`"),
         FieldValue::Pair(p) => format!("[{}, {}]", shown_number(p[0]), shown_number(p[1])),
+        FieldValue::Points(points) => {
+            let shown: Vec<String> = points
+                .iter()
+                .map(|p| format!("[{}, {}]", shown_number(p[0]), shown_number(p[1])))
+                .collect();
+            format!("[{}]", shown.join(", "))
+        }
+        FieldValue::Triple(p) => format!(
+            "[{}, {}, {}]",
+            shown_number(p[0]),
+            shown_number(p[1]),
+            shown_number(p[2])
+        ),
     }
 }
 
@@ -1038,6 +1193,11 @@ fn field_cell(f: &FieldSpec) -> String {
             (Some(lo), Some(hi)) if lo == -hi => {
                 notes.push(format!("\\|x\\| <= {}", shown_number(hi)))
             }
+            (Some(lo), Some(hi)) if f.exclusive_min => notes.push(format!(
+                "over {}, up to {}",
+                shown_number(lo),
+                shown_number(hi)
+            )),
             (Some(lo), Some(hi)) => {
                 notes.push(format!("{} to {}", shown_number(lo), shown_number(hi)))
             }
@@ -1045,6 +1205,9 @@ fn field_cell(f: &FieldSpec) -> String {
             (Some(lo), None) => notes.push(format!(">= {}", shown_number(lo))),
             _ => {}
         },
+    }
+    if let Some([lo, hi]) = f.items {
+        notes.push(format!("{lo} to {hi} of them"));
     }
     if let Some(d) = &f.default {
         notes.push(format!("default {}", shown_value(d)));

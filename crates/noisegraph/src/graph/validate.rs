@@ -111,6 +111,12 @@ pub fn structure_with(graph: &NoiseGraph, unparsed: &HashSet<String>) -> Vec<Gra
                     }
                 }
             }
+            NodeKind::Mapping(m) => {
+                if let Some(source) = by_id.get(m.source.as_str()) {
+                    let dims = dims[index[source.id.as_str()]];
+                    issues.extend(super::mapping::check_dims(&node.id, m, dims));
+                }
+            }
             NodeKind::Family(_) | NodeKind::Pointwise(_) => {}
         }
     }

@@ -8,6 +8,8 @@
 mod atomic;
 mod bands;
 mod exr;
+mod huffman;
+mod levels;
 mod npy;
 mod png;
 mod ramp;
@@ -19,8 +21,9 @@ use std::path::Path;
 
 pub use self::atomic::{remove_partial_files, remove_stale_partials, write_atomic};
 pub use self::exr::ExrCompression;
+pub use self::levels::{gray16, gray8};
 pub use self::npy::{read_npy, read_npy_points, write_npy};
-pub use self::png::{gray16, gray8, PngCompression};
+pub use self::png::PngCompression;
 pub use self::ramp::Ramp;
 pub use self::stream::{
     encode_field, encode_field_with, is_complete, is_complete_channels, is_complete_with,
@@ -185,7 +188,7 @@ impl WriteOptions {
             }
             if channels != 1 {
                 return bad(format!(
-                    "--ramp: maps one channel to colours, not {channels} (no --channels, --output gradient or curl, or --normal-map with it)"
+                    "--ramp: maps one channel to colours, not {channels} (no --channels, --field gradient or curl, or --normal-map with it)"
                 ));
             }
         }

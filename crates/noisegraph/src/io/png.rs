@@ -2,7 +2,8 @@
 //! pieces that are filtered and compressed independently (raw deflate ending in a sync
 //! flush, so each piece ends on a byte boundary with a non-final block) and joined, in order,
 //! into the one zlib stream of the file's IDAT chunks. The `png` crate writes the header, the
-//! chunks and the trailer; zlib-rs (through `flate2`) deflates.
+//! chunks and the trailer. `fast` Huffman-codes each piece's bytes (`huffman.rs`); `default`
+//! and `best` deflate with zlib-rs (through `flate2`).
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -10,6 +11,8 @@ use std::io::BufWriter;
 use flate2::{Compress, Compression, FlushCompress, Status};
 use rayon::prelude::*;
 
+use super::huffman::deflate_literals;
+use super::levels::Levels;
 use super::ramp::Ramp;
 use super::{normalize, Channel};
 use crate::error::{Error, Result};
@@ -17,7 +20,9 @@ use crate::error::{Error, Result};
 /// How hard the PNG encoder compresses (`--png-compression`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PngCompression {
-    /// Deflate level 1: about the speed of the noise, files somewhat larger.
+    /// Each piece's bytes Huffman-coded with a code made for that piece, no search for
+    /// matches: about the speed of the noise, files about the size of zlib's level 1
+    /// (smaller on detailed images, larger on smooth ones).
     #[default]
     Fast,
     /// Deflate level 6, zlib's default.
@@ -46,11 +51,12 @@ impl PngCompression {
             PngCompression::Best => "best",
         }
     }
-    fn level(self) -> u32 {
+    /// zlib's level, or `None` for Huffman coding of literals only ([`deflate_literals`]).
+    fn level(self) -> Option<u32> {
         match self {
-            PngCompression::Fast => 1,
-            PngCompression::Default => 6,
-            PngCompression::Best => 9,
+            PngCompression::Fast => None,
+            PngCompression::Default => Some(6),
+            PngCompression::Best => Some(9),
         }
     }
     /// The zlib header for this level (window 32 KiB; FLEVEL says fast, default or best).
@@ -75,17 +81,6 @@ pub(crate) enum PngPixels {
     },
     /// One input channel mapped from `range` through a colour ramp to 8-bit RGB.
     Ramp { range: (f32, f32), ramp: Ramp },
-}
-
-/// The 8-bit level of `v` in a PNG channel: `range` mapped to 0..255, rounded.
-pub fn gray8(v: f32, range: (f32, f32)) -> u8 {
-    (normalize(v, range) * 255.0).round() as u8
-}
-
-/// The 16-bit level of `v` in a PNG channel (and a `.r16` file): `range` mapped to
-/// 0..65535, rounded.
-pub fn gray16(v: f32, range: (f32, f32)) -> u16 {
-    (normalize(v, range) * 65535.0).round() as u16
 }
 
 impl PngPixels {
@@ -135,39 +130,24 @@ impl PngPixels {
     /// Converts one row of numbers to the PNG's pixel bytes.
     fn encode_row(&self, row: &[f32], out: &mut [u8]) {
         match self {
-            PngPixels::Mapped {
-                ranges,
-                sixteen: false,
-            } => match ranges[..] {
-                [range] => {
-                    for (o, &v) in out.iter_mut().zip(row) {
-                        *o = gray8(v, range);
-                    }
-                }
+            PngPixels::Mapped { ranges, sixteen } => match ranges[..] {
+                [range] if *sixteen => Levels::new(range).row16_be(row, out),
+                [range] => Levels::new(range).row8(row, out),
                 _ => {
                     let n = ranges.len();
-                    for (o, px) in out.chunks_exact_mut(n).zip(row.chunks_exact(n)) {
-                        for c in 0..n {
-                            o[c] = gray8(px[c], ranges[c]);
+                    let levels: Vec<Levels> = ranges.iter().map(|&r| Levels::new(r)).collect();
+                    if *sixteen {
+                        for (o, px) in out.chunks_exact_mut(2 * n).zip(row.chunks_exact(n)) {
+                            for (c, l) in levels.iter().enumerate() {
+                                o[2 * c..2 * c + 2]
+                                    .copy_from_slice(&l.level16(px[c]).to_be_bytes());
+                            }
                         }
-                    }
-                }
-            },
-            PngPixels::Mapped {
-                ranges,
-                sixteen: true,
-            } => match ranges[..] {
-                [range] => {
-                    for (o, &v) in out.chunks_exact_mut(2).zip(row) {
-                        o.copy_from_slice(&gray16(v, range).to_be_bytes());
-                    }
-                }
-                _ => {
-                    let n = ranges.len();
-                    for (o, px) in out.chunks_exact_mut(2 * n).zip(row.chunks_exact(n)) {
-                        for c in 0..n {
-                            o[2 * c..2 * c + 2]
-                                .copy_from_slice(&gray16(px[c], ranges[c]).to_be_bytes());
+                    } else {
+                        for (o, px) in out.chunks_exact_mut(n).zip(row.chunks_exact(n)) {
+                            for (c, l) in levels.iter().enumerate() {
+                                o[c] = l.level8(px[c]);
+                            }
                         }
                     }
                 }
@@ -292,7 +272,11 @@ impl PngEncoder {
                     std::mem::swap(&mut above, &mut current);
                 }
                 let adler = simd_adler32::adler32(&filtered.as_slice());
-                (deflate_piece(&filtered, level), adler, filtered.len())
+                let deflated = match level {
+                    Some(level) => deflate_piece(&filtered, level),
+                    None => deflate_literals(&filtered),
+                };
+                (deflated, adler, filtered.len())
             })
             .collect();
         for (bytes, adler, len) in compressed {

@@ -7,7 +7,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use super::png::gray16;
+use super::levels::Levels;
 
 /// Bits per sample of a raw heightmap.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,9 +39,10 @@ impl RawEncoder {
         for chunk in data.chunks(1 << 16) {
             self.bytes.clear();
             match self.depth {
-                RawDepth::Sixteen { range } => self
-                    .bytes
-                    .extend(chunk.iter().flat_map(|&v| gray16(v, range).to_le_bytes())),
+                RawDepth::Sixteen { range } => {
+                    self.bytes.resize(chunk.len() * 2, 0);
+                    Levels::new(range).row16_le(chunk, &mut self.bytes);
+                }
                 RawDepth::Float => self
                     .bytes
                     .extend(chunk.iter().flat_map(|v| v.to_le_bytes())),

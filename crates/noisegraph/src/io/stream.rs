@@ -14,6 +14,12 @@ use super::{exr, tiff, Channel, Format, WriteOptions};
 use crate::error::{Error, Result};
 use crate::field::Field;
 
+/// Rows handed to [`StreamWriter::write_rows`] or [`StreamWriter::write_band`].
+enum Rows<'a> {
+    Borrowed(&'a [f32]),
+    Owned(Vec<f32>),
+}
+
 /// The encoder behind a [`StreamWriter`].
 enum Encoder {
     Npy(BufWriter<File>),
@@ -169,6 +175,21 @@ impl StreamWriter {
     /// Appends whole rows (x fastest; channel fastest within a pixel for a multi-channel
     /// file), top to bottom.
     pub fn write_rows(&mut self, data: &[f32]) -> Result<()> {
+        self.write(Rows::Borrowed(data))
+    }
+
+    /// [`write_rows`](Self::write_rows) of rows the writer may keep: EXR and TIFF encode on
+    /// a thread of their own and take the band itself instead of a copy (a bake streaming
+    /// large bands holds no more of them than for a `.npy`).
+    pub fn write_band(&mut self, band: Vec<f32>) -> Result<()> {
+        self.write(Rows::Owned(band))
+    }
+
+    fn write(&mut self, rows: Rows<'_>) -> Result<()> {
+        let data: &[f32] = match &rows {
+            Rows::Borrowed(data) => data,
+            Rows::Owned(band) => band,
+        };
         let width = self.size[0] as usize * self.channels;
         let path = self.partial.path().to_path_buf();
         if !data.len().is_multiple_of(width)
@@ -199,8 +220,17 @@ impl StreamWriter {
             Encoder::Png(png) => png
                 .write_rows(data)
                 .map_err(|e| encode_err(e.to_string()))?,
-            Encoder::Pulled(writer) => writer.write_rows(data).map_err(encode_err)?,
             Encoder::Raw(raw) => raw.write_rows(data).map_err(io_err(&path))?,
+            Encoder::Pulled(writer) => {
+                let count = data.len() / width;
+                match rows {
+                    Rows::Borrowed(data) => writer.write_rows(data),
+                    Rows::Owned(band) => writer.write_band(band),
+                }
+                .map_err(encode_err)?;
+                self.rows_written += count as u64;
+                return Ok(());
+            }
         }
         self.rows_written += (data.len() / width) as u64;
         Ok(())

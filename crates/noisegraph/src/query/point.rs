@@ -14,12 +14,17 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::graph::position::{add_displacement, OctaveSplitter, FAST_WRAP_LIMIT};
+use crate::graph::position::{add_displacement, MappedLanes, OctaveSplitter, FAST_WRAP_LIMIT};
 use crate::graph::{
     Displacement, GenerateStage, NoiseGraph, Plan, PlanOptions, StageKind, StageUniform, View,
     OCTAVE_SHIFT,
 };
 use crate::twin::grad::NoiseGrad;
+use crate::twin::lib::curve::{curve_grad, curve_value};
+use crate::twin::lib::multifractal::{
+    hessian_along, multifractal_octave, multifractal_octave_grad, octave_hessian, Multifractal,
+    MultifractalGrad,
+};
 use crate::twin::lib::ops::combine_op;
 use crate::twin::lib::ops::{
     combine_op_grad, fractal_remap, fractal_remap_slope, octave_gradient, FRACTAL_BILLOW,
@@ -43,6 +48,11 @@ enum PointStage {
         op: u32,
         constants: [f32; 4],
         inputs: Vec<usize>,
+    },
+    /// A `curve` node: its pieces (the used part of its table) and its input stage.
+    Curve {
+        pieces: Vec<[f32; 4]>,
+        input: usize,
     },
 }
 
@@ -94,8 +104,10 @@ impl FusedPerlin2d {
             && splitter.separable()
             && chain.source.period.is_none()
             && chain.displace.is_empty()
-            // the AVX-512 loop has fBm's, ridged's and billow's remaps only
-            && uniform.mode[0] != FRACTAL_PINGPONG;
+            && chain.mapping.is_none()
+            // the AVX-512 loop has fBm's, ridged's and billow's remaps only, and no state
+            && uniform.mode[0] != FRACTAL_PINGPONG
+            && !chain.carries_state();
         let octaves: Vec<_> = (0..chain.octave_count())
             .map(|k| {
                 let (o, freq) = (&uniform.octaves[k as usize], chain.octave_frequency(k));
@@ -187,6 +199,8 @@ struct Lanes {
     cells: [Vec<i32>; 4],
     local: [Vec<f32>; 4],
     noise: Vec<f32>,
+    /// A mapped chain's mapped points and the map's Jacobian.
+    map: MappedLanes,
 }
 
 impl PointProgram {
@@ -194,7 +208,8 @@ impl PointProgram {
     /// dimension ([`NoiseGraph::dims_of`]).
     pub fn new(graph: &NoiseGraph, node: Option<&str>) -> Result<PointProgram> {
         let plan = Plan::with_options(graph, node, PlanOptions { fuse: false })?;
-        let node = plan.stages[plan.target].node.clone();
+        // The node asked for (a mapping node's stage is its source's, under the mapping).
+        let node = node.map_or_else(|| graph.output.clone(), str::to_string);
         let view = View::image(1, 1);
         let mut stages = Vec::with_capacity(plan.stages.len());
         for stage in &plan.stages {
@@ -232,14 +247,20 @@ impl PointProgram {
                         chain,
                     }))
                 }
-                StageKind::Combine { op, inputs } => {
-                    let (op, constants) = op.code_and_constants();
-                    PointStage::Combine {
-                        op,
-                        constants,
-                        inputs: inputs.clone(),
+                StageKind::Combine { op, inputs } => match op.curve_table() {
+                    Some((table, count)) => PointStage::Curve {
+                        pieces: table[..2 * count as usize].to_vec(),
+                        input: inputs[0],
+                    },
+                    None => {
+                        let (op, constants) = op.code_and_constants();
+                        PointStage::Combine {
+                            op,
+                            constants,
+                            inputs: inputs.clone(),
+                        }
                     }
-                }
+                },
             });
         }
         Ok(PointProgram {
@@ -339,6 +360,11 @@ impl PointProgram {
                         *v = combine_op(*op, at(a), at(b), at(c), *constants);
                     }
                 }
+                PointStage::Curve { pieces, input } => {
+                    for (v, &a) in result.iter_mut().zip(&scratch.values[*input]) {
+                        *v = curve_value(a, pieces);
+                    }
+                }
             }
             scratch.values[index] = result;
         }
@@ -386,6 +412,17 @@ impl PointProgram {
                         grads[i] = g.d;
                     }
                 }
+                PointStage::Curve { pieces, input } => {
+                    for i in 0..n {
+                        let a = NoiseGrad {
+                            value: scratch.values[*input][i],
+                            d: scratch.grads[*input][i],
+                        };
+                        let g = curve_grad(a, pieces);
+                        values[i] = g.value;
+                        grads[i] = g.d;
+                    }
+                }
             }
             scratch.values[index] = values;
             scratch.grads[index] = grads;
@@ -421,8 +458,18 @@ impl PointProgram {
 }
 
 impl GeneratePoints {
+    /// A mapped chain's positions and Jacobians (`OctaveSplitter::map_points`, as a bake maps
+    /// its pixels). Nothing for a chain that is not mapped.
+    fn load_mapped(&self, n: usize, lanes: &mut Lanes) {
+        let position = lanes.position.each_ref().map(Vec::as_slice);
+        self.splitter.map_points(position, n, &mut lanes.map);
+    }
+
     /// Every point's start position (`sample_base`), per axis.
     fn load_base(&self, n: usize, lanes: &mut Lanes) {
+        if self.chain.mapping.is_some() {
+            return; // `load_mapped` started them
+        }
         let Lanes { position, base, .. } = lanes;
         for a in 0..4 {
             base[a].clear();
@@ -435,10 +482,18 @@ impl GeneratePoints {
     /// the grid's stage does); `values` are the earlier stages' values at the points.
     fn split_octave(&self, k: u32, n: usize, values: &[Vec<f32>], lanes: &mut Lanes) {
         let Lanes {
-            base, cells, local, ..
+            base,
+            cells,
+            local,
+            map,
+            ..
         } = lanes;
-        let base = base.each_ref().map(Vec::as_slice);
-        self.splitter.split(k, n, base, cells, local);
+        if self.splitter.is_mapped() {
+            self.splitter.split_mapped(k, n, map, cells, local);
+        } else {
+            let base = base.each_ref().map(Vec::as_slice);
+            self.splitter.split(k, n, base, cells, local);
+        }
         if !self.displace.is_empty() {
             let d: Vec<&[f32]> = self
                 .displace
@@ -450,7 +505,11 @@ impl GeneratePoints {
     }
 
     fn values(&self, n: usize, values: &[Vec<f32>], lanes: &mut Lanes, out: &mut [f32]) {
+        self.load_mapped(n, lanes);
         self.load_base(n, lanes);
+        if self.chain.carries_state() {
+            return self.state_values(n, values, lanes, out);
+        }
         let kind = self.uniform.mode[0];
         for k in 0..self.chain.octave_count() {
             let o = &self.uniform.octaves[k as usize];
@@ -479,6 +538,41 @@ impl GeneratePoints {
         out.iter_mut().for_each(|v| *v *= norm);
     }
 
+    /// [`GeneratePoints::values`] of a chain whose fractal carries a state (hybrid, hetero, a
+    /// derivative weight): each point's octaves as the steps of `twin::lib::multifractal`,
+    /// through the family's point samplers (the grid's `engine::multifractal` does the same).
+    fn state_values(&self, n: usize, values: &[Vec<f32>], lanes: &mut Lanes, out: &mut [f32]) {
+        let [norm, offset, weighting, _] = self.uniform.scalars;
+        let kind = self.uniform.mode[0];
+        let mut states = vec![Multifractal::START; n];
+        for k in 0..self.chain.octave_count() {
+            let o = &self.uniform.octaves[k as usize];
+            self.split_octave(k, n, values, lanes);
+            let Lanes { cells, local, .. } = &*lanes;
+            for (i, s) in states.iter_mut().enumerate() {
+                let at = SamplePoint {
+                    cell: std::array::from_fn(|a| cells[a][i]),
+                    local: std::array::from_fn(|a| local[a][i]),
+                    seed: o.seed,
+                    period: o.period,
+                };
+                *s = match self.grad.as_ref().filter(|_| weighting != 0.0) {
+                    Some(grad) => {
+                        let g = grad(&at);
+                        multifractal_octave(*s, g.value, g.d, o.amp, kind, offset, weighting)
+                    }
+                    None => {
+                        let v = (self.sampler)(&at);
+                        multifractal_octave(*s, v, [0.0; 4], o.amp, kind, offset, weighting)
+                    }
+                };
+            }
+        }
+        for (v, s) in out.iter_mut().zip(&states) {
+            *v = s.sum * norm;
+        }
+    }
+
     /// Values and gradients with respect to the position: per octave, the family's gradient
     /// with respect to `local` times d local / d p = frequency (plus, for a warp, the warp
     /// factor times the displacement's gradient), times the remap's slope and the amplitude.
@@ -494,13 +588,20 @@ impl GeneratePoints {
             return;
         };
         let (stage_values, stage_grads) = earlier;
+        self.load_mapped(n, lanes);
         self.load_base(n, lanes);
         let kind = self.uniform.mode[0];
+        let stateful = self.chain.carries_state();
+        let [_, offset, weighting, _] = self.uniform.scalars;
+        let mut states = vec![MultifractalGrad::START; if stateful { n } else { 0 }];
         for k in 0..self.chain.octave_count() {
             let o = &self.uniform.octaves[k as usize];
             let freq = self.freq[k as usize].map(|f| f as f32);
             self.split_octave(k, n, stage_values, lanes);
-            let Lanes { cells, local, .. } = &*lanes;
+            let Lanes {
+                cells, local, map, ..
+            } = &*lanes;
+            let jacobian = &map.jacobian;
             for i in 0..n {
                 let g = grad(&SamplePoint {
                     cell: std::array::from_fn(|a| cells[a][i]),
@@ -515,13 +616,62 @@ impl GeneratePoints {
                     })
                 });
                 let warped = (!self.displace.is_empty()).then_some(&displaced);
-                let dn = octave_gradient(g.d, freq, o.warp, warped);
+                let dn = match self.chain.mapping {
+                    None => octave_gradient(g.d, freq, o.warp, warped),
+                    // Along the mapped position through the map's Jacobian, plus the warp's
+                    // term (its displacements' gradients are along the view already).
+                    Some(_) => {
+                        let warp: [f32; 4] = octave_gradient(g.d, [0.0; 4], o.warp, warped);
+                        let j = &jacobian[i];
+                        std::array::from_fn(|b| {
+                            let along: f32 = (0..4).map(|a| g.d[a] * freq[a] * j[b][a]).sum();
+                            along + warp[b]
+                        })
+                    }
+                };
+                if stateful {
+                    let hd = if weighting != 0.0 {
+                        let at = |l: [f32; 4]| SamplePoint {
+                            cell: std::array::from_fn(|a| cells[a][i]),
+                            local: l,
+                            seed: o.seed,
+                            period: o.period,
+                        };
+                        let l = std::array::from_fn(|a| local[a][i]);
+                        let h = octave_hessian(self.chain.dims(), l, |l| grad(&at(l)).d);
+                        // d local / d p_b: the frequency on axis b plus the warp's Jacobian.
+                        let j: [[f32; 4]; 4] = std::array::from_fn(|b| {
+                            std::array::from_fn(|c| {
+                                let f = if b == c { freq[b] } else { 0.0 };
+                                match warped {
+                                    Some(d) => f + o.warp[c] * d[b][c],
+                                    None => f,
+                                }
+                            })
+                        });
+                        hessian_along(&h, &j)
+                    } else {
+                        [[0.0; 4]; 4]
+                    };
+                    let sample = NoiseGrad {
+                        value: g.value,
+                        d: dn,
+                    };
+                    states[i] = multifractal_octave_grad(
+                        states[i], sample, g.d, &hd, o.amp, kind, offset, weighting,
+                    );
+                    continue;
+                }
                 let scale = o.amp * fractal_remap_slope(g.value, kind);
                 values[i] += o.amp * fractal_remap(g.value, kind);
                 for a in 0..4 {
                     grads[i][a] += scale * dn[a];
                 }
             }
+        }
+        for (i, s) in states.iter().enumerate() {
+            values[i] = s.sum.value;
+            grads[i] = s.sum.d;
         }
         let norm = self.uniform.scalars[0];
         values.iter_mut().for_each(|v| *v *= norm);

@@ -399,7 +399,7 @@ export function showNodeIssues(issues) {
 }
 
 // The add menu: the schema's node kinds grouped by category, in the schema's order.
-const CATEGORY_LABELS = { family: 'families', fractal: 'fractals', warp: 'warp', pointwise: 'point-wise' };
+const CATEGORY_LABELS = { family: 'families', fractal: 'fractals', warp: 'warp', pointwise: 'point-wise', mapping: 'mappings' };
 export function categories() {
   const seen = [];
   for (const k of state.meta.schema.nodes) if (!seen.includes(k.category)) seen.push(k.category);

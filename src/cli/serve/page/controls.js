@@ -62,8 +62,12 @@ function refSelect(node, f, current, onChange) {
   return select;
 }
 
-function textControl(node, f, show, parse) {
-  const input = el('input', { type: 'text', class: 'num', value: show(node[f.name]), spellcheck: 'false', 'aria-label': `${node.id} ${f.name}` });
+function parsePoints(text) {
+  try { return JSON.parse(text); } catch { return text; }
+}
+
+function textControl(node, f, show, parse, cls = 'num') {
+  const input = el('input', { type: 'text', class: cls, value: show(node[f.name]), spellcheck: 'false', 'aria-label': `${node.id} ${f.name}` });
   input.addEventListener('input', () => setField(node, f.name, parse(input.value), false));
   return row(node.id, f, input);
 }
@@ -94,7 +98,10 @@ function fieldControl(node, f) {
     case 'dims': return choiceControl(node, { ...f, default: kind.dims.supported[0] }, kind.dims.supported, true);
     case 'period': return textControl(node, f, (v) => (v === undefined ? '' : showValue(v)),
       (t) => (t.trim() === '' ? undefined : (t.includes(',') ? parseList(t) : parseScalar(t))));
-    case 'pair': return textControl(node, f, (v) => (v === undefined ? '' : showValue(v)), parseList);
+    case 'pair': case 'triple': return textControl(node, f, (v) => (v === undefined ? '' : showValue(v)), parseList);
+    // A list of [x, y] points, written as JSON; text that is not JSON yet goes to the server
+    // as written, which reports what is wrong with it.
+    case 'points': return textControl(node, f, (v) => JSON.stringify(v === undefined ? f.default : v), parsePoints, 'points');
     default: return null;
   }
 }

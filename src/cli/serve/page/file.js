@@ -19,6 +19,7 @@ export function updateBake() {
   const ext = format === 'png16' ? 'png' : format;
   const parts = ['noisegraph', 'bake', shellQuote(graphPath), '-o', shellQuote(`${state.viewed ?? 'out'}.${ext}`), '--size', `${r.size[0]}x${r.size[1]}`];
   if (format === 'png16') parts.push('--format', 'png16');
+  if (format === 'png' && pngRamp()) parts.push('--ramp', shellQuote(pngRamp()));
   if (state.graph && state.viewed && state.viewed !== state.graph.output) parts.push('--node', shellQuote(state.viewed));
   if (r.origin.some((v) => Number(v) !== 0)) parts.push('--origin', shellQuote(r.origin.join(',')));
   if (r.extent.some((v) => Number(v) !== 1)) parts.push('--extent', shellQuote(r.extent.join(',')));
@@ -115,8 +116,11 @@ export function download(name, blob) {
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
 
+// The colour ramp chosen for 8-bit PNGs (`bake --ramp`), or undefined for grey levels.
+const pngRamp = () => ($('png-ramp') && $('png-ramp').value) || undefined;
+
 export async function downloadPng() {
-  const response = await postPng(viewRequest());
+  const response = await postPng({ ...viewRequest(), ramp: pngRamp() });
   if (response.status !== 200) {
     const answer = await response.json().catch(() => ({}));
     showErrors(answer.errors || [{ node: null, field: 'render', message: answer.error || `HTTP ${response.status}` }]);
@@ -128,7 +132,8 @@ export async function downloadPng() {
 // The view in the chosen format (`bake --format`): the file `bake` writes for it.
 export async function downloadFile() {
   const format = $('export-format').value;
-  const response = await postExport({ ...viewRequest(), flow: undefined, format });
+  const ramp = format === 'png' ? pngRamp() : undefined;
+  const response = await postExport({ ...viewRequest(), flow: undefined, format, ramp });
   if (response.status !== 200) {
     const answer = await response.json().catch(() => ({}));
     showErrors(answer.errors || [{ node: null, field: 'render', message: answer.error || `HTTP ${response.status}` }]);

@@ -48,6 +48,7 @@ async function start() {
   const sizes = [...new Set([256, 512, 1024, state.view.size])].filter((s) => s >= 1 && s <= state.meta.max_preview_side).sort((a, b) => a - b);
   $('size').replaceChildren(...sizes.map((s) => el('option', { value: s, selected: s === state.view.size }, `${s}x${s}`)));
   $('flow-mode').replaceChildren(...state.meta.flow_modes.map((m) => el('option', { value: m }, m)));
+  $('png-ramp').append(...state.meta.ramps.map((r) => el('option', { value: r }, r)));
   const presets = await fetchPresets();
   $('preset').append(...presets.map((p) => el('option', { value: p.name, title: p.description }, `${p.name}: ${p.description}`)));
   $('preset').addEventListener('change', () => {
@@ -85,6 +86,7 @@ async function start() {
   $('flow-count').addEventListener('change', () => resetParticles(true));
   $('copy-bake').addEventListener('click', () => navigator.clipboard?.writeText($('bake').value));
   $('export-format').addEventListener('change', updateBake);
+  $('png-ramp').addEventListener('change', updateBake);
   $('download-file').addEventListener('click', downloadFile);
   $('copy-wgsl').addEventListener('click', copyWgsl);
   $('measure-costs').addEventListener('click', measureCosts);

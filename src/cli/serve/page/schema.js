@@ -40,6 +40,7 @@ export function dimsOf(id, depth = 0) {
   switch (kind.dims.rule) {
     case 'own': return Number.isInteger(n.dims) ? n.dims : kind.dims.supported[0];
     case 'source': return dimsOf(n.source, depth + 1);
+    case 'fixed': return kind.dims.dims;
     default: return inputIds(n).reduce((m, i) => Math.max(m, dimsOf(i, depth + 1)), 2);
   }
 }

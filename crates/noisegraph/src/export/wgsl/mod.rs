@@ -24,6 +24,7 @@
 //! [`INLINE_TABLE_FLOATS`] floats, else from one storage buffer the module declares
 //! (`height_tables`, see [`TableBinding`]) whose data the export returns.
 
+mod mapping;
 pub(crate) mod rename;
 
 use std::collections::{BTreeSet, HashMap};
@@ -42,6 +43,13 @@ use crate::twin::export::lattice::{fixed_constant, fixed_value};
 
 /// Largest table inlined as a `const` array, in floats; larger ones go to the storage binding.
 pub const INLINE_TABLE_FLOATS: usize = 4096;
+
+/// Largest table the GLSL 4.50 and HLSL exports inline (as a global array), in floats; larger
+/// ones go to their storage buffer. Smaller than [`INLINE_TABLE_FLOATS`]: Mesa's llvmpipe
+/// (lavapipe, where CI runs them) turns every dynamic lookup of such an array into a search
+/// over its elements, and measured a minute to compile OpenSimplex2 4D's 640 floats and over
+/// three for wavelet's 1024-float tile of 32 (at 256, wave's default table, a few seconds).
+pub const TRANSLATED_INLINE_TABLE_FLOATS: usize = 256;
 
 /// Largest table the GLSL, HLSL and MSL exports inline (they have no storage buffer), in
 /// floats: room for wavelet's default 2D tile (128 x 128, 16384) and OpenSimplex2 `smooth`'s
@@ -141,12 +149,24 @@ fn check_name(name: &str) -> Result<()> {
 /// Exports `options.node` of `graph` as a WGSL module (see the module docs). The module is
 /// validated with naga before it is returned.
 pub fn export_wgsl(graph: &NoiseGraph, options: &WgslOptions) -> Result<WgslModule> {
+    export_wgsl_inlining(graph, options, INLINE_TABLE_FLOATS)
+}
+
+/// [`export_wgsl`] with tables of up to `inline_floats` floats inlined, larger ones in the
+/// storage buffer (the GLSL 4.50 and HLSL exports take [`TRANSLATED_INLINE_TABLE_FLOATS`]).
+pub(crate) fn export_wgsl_inlining(
+    graph: &NoiseGraph,
+    options: &WgslOptions,
+    inline_floats: usize,
+) -> Result<WgslModule> {
     check_name(&options.name)?;
     let plan = Plan::with_options(graph, options.node.as_deref(), PlanOptions { fuse: false })?;
-    let node = plan.stages[plan.target].node.clone();
+    // The node asked for (a mapping node's stage is its source's, under the mapping).
+    let node = options.node.clone().unwrap_or_else(|| graph.output.clone());
     let dims = graph.dims_of(&node);
-    let tables = TableForm::Binding(options.table_binding);
+    let tables = TableForm::Binding(options.table_binding, inline_floats);
     let mut module = Module::new(&options.name, &plan, tables);
+    module.node = node.clone();
     let source = module.assemble(dims);
     validate_wgsl(&source).map_err(|e| {
         Error::Gpu(format!(
@@ -170,9 +190,10 @@ pub fn export_wgsl(graph: &NoiseGraph, options: &WgslOptions) -> Result<WgslModu
 /// Where an export's tables live.
 #[derive(Debug, Clone, Copy)]
 enum TableForm {
-    /// Up to [`INLINE_TABLE_FLOATS`] floats in a `var<private>` array (what SPIR-V indexes
-    /// fastest), larger ones in the storage buffer at `@group(g) @binding(b)`.
-    Binding([u32; 2]),
+    /// Up to the given number of floats ([`INLINE_TABLE_FLOATS`] for WGSL) in a
+    /// `var<private>` array (what SPIR-V indexes fastest), larger ones in the storage buffer
+    /// at `@group(g) @binding(b)`.
+    Binding([u32; 2], usize),
     /// Every table in a module-scope `const` array, whatever its size: the form the other
     /// languages' back ends turn into plain constant arrays (GLSL ES and Godot have no storage
     /// buffers, and MSL has no program-scope private variables).
@@ -189,9 +210,10 @@ pub(crate) fn export_wgsl_inlined(
 ) -> Result<WgslModule> {
     check_name(name)?;
     let plan = Plan::with_options(graph, node, PlanOptions { fuse: false })?;
-    let node = plan.stages[plan.target].node.clone();
+    let node = node.map_or_else(|| graph.output.clone(), str::to_string);
     let dims = graph.dims_of(&node);
     let mut module = Module::new(name, &plan, TableForm::Const);
+    module.node = node.clone();
     let source = module.assemble(dims);
     if let Some(inst) = module.instances.iter().find(|i| {
         i.table
@@ -236,6 +258,8 @@ struct Module<'a> {
     stage_instance: Vec<Option<usize>>,
     table_data: Vec<f32>,
     no_gradient: Option<String>,
+    /// The node exported.
+    node: String,
 }
 
 /// The source every exported module starts from: the library (with the operations and
@@ -293,6 +317,7 @@ impl<'a> Module<'a> {
             stage_instance: Vec::new(),
             table_data: Vec::new(),
             no_gradient: None,
+            node: plan.stages[plan.target].node.clone(),
         };
         for stage in &plan.stages {
             let instance = match &stage.kind {
@@ -399,8 +424,13 @@ impl<'a> Module<'a> {
         s.push_str("// ---- the graph\n");
         let stage_count = self.plan.stages.len();
         for index in 0..stage_count {
-            if let StageKind::Generate(g) = &self.plan.stages[index].kind {
-                s.push_str(&self.generate_stage(index, g));
+            match &self.plan.stages[index].kind {
+                StageKind::Generate(g) => s.push_str(&self.generate_stage(index, g)),
+                StageKind::Combine { op, .. } => {
+                    if let Some((table, count)) = op.curve_table() {
+                        s.push_str(&self.curve_stage(index, &table[..2 * count as usize]));
+                    }
+                }
             }
         }
         s.push_str(&self.entry_points(dims));
@@ -409,7 +439,7 @@ impl<'a> Module<'a> {
 
     fn header(&self, s: &mut String, dims: u32) {
         let n = &self.name;
-        let node = &self.plan.stages[self.plan.target].node;
+        let node = &self.node;
         let (vf, vi) = (vec_type("f32", dims), vec_type("i32", dims));
         let _ = writeln!(
             s,
@@ -439,14 +469,14 @@ impl<'a> Module<'a> {
             }
         }
         let binding = match self.tables {
-            TableForm::Binding(binding) => Some(binding),
+            TableForm::Binding(binding, _) => Some(binding),
             TableForm::Const => None,
         };
-        let needs_buffer = self.instances.iter().any(|i| {
-            i.table
-                .as_ref()
-                .is_some_and(|t| t.len() > INLINE_TABLE_FLOATS)
-        });
+        let inline_floats = self.inline_floats();
+        let needs_buffer = self
+            .instances
+            .iter()
+            .any(|i| i.table.as_ref().is_some_and(|t| t.len() > inline_floats));
         if let (Some([g, b]), true) = (binding, needs_buffer) {
             let _ = writeln!(
                 s,
@@ -460,6 +490,14 @@ impl<'a> Module<'a> {
             s,
             "// Every other name starts with `{n}_`. Generated: do not edit; export again instead.\n"
         );
+    }
+
+    /// The largest table inlined (every table with [`TableForm::Const`]).
+    fn inline_floats(&self) -> usize {
+        match self.tables {
+            TableForm::Binding(_, floats) => floats,
+            TableForm::Const => usize::MAX,
+        }
     }
 
     /// One table instance: its family files under the instance prefix, `aux[i]` read through
@@ -480,7 +518,7 @@ impl<'a> Module<'a> {
                 table.len(),
                 values.join(", ")
             );
-        } else if table.len() <= INLINE_TABLE_FLOATS {
+        } else if table.len() <= self.inline_floats() {
             let values: Vec<String> = table.iter().map(|&v| f32_lit(v)).collect();
             let _ = writeln!(
                 s,
@@ -493,7 +531,7 @@ impl<'a> Module<'a> {
         } else {
             let base = self.table_data.len();
             if base == 0 {
-                let TableForm::Binding([g, b]) = self.tables else {
+                let TableForm::Binding([g, b], _) = self.tables else {
                     unreachable!("checked above")
                 };
                 let _ = writeln!(
@@ -574,12 +612,29 @@ impl<'a> Module<'a> {
         for k in 0..chain.octave_count() {
             s.push_str(&self.lattice_function(&p, chain, k));
         }
+        let weighted = chain
+            .fractal
+            .as_ref()
+            .is_some_and(|f| f.derivative_weight != 0.0);
+        if weighted && grad_call.is_some() {
+            s.push_str(&crate::gpu::assemble::hessian_function(
+                &format!("{p}_hessian"),
+                &format!("{p}_sample_grad"),
+                &self.lib("hessian_column"),
+                dims,
+            ));
+        }
         let warped = !chain.displace.is_empty();
         for precise in [false, true] {
             s.push_str(&self.stage_value(&p, chain, &uniform, warped, precise));
             if grad_call.is_some() && self.no_gradient.is_none() {
                 s.push_str(&self.stage_grad(&p, chain, &uniform, warped, precise));
             }
+        }
+        if chain.mapping.is_some() {
+            s.push_str(&mapping::map_functions(&p, &uniform.mapping, |n| {
+                self.lib(n)
+            }));
         }
         s
     }
@@ -690,6 +745,9 @@ impl<'a> Module<'a> {
         precise: bool,
     ) -> String {
         let (name, args) = stage_signature(p, precise, warped, false);
+        if chain.carries_state() {
+            return self.state_value(p, chain, u, warped, precise);
+        }
         let mut s = format!("fn {name}({args}) -> f32 {{\n    var sum = 0.0;\n");
         let kind = chain.fractal_code();
         for k in 0..chain.octave_count() {
@@ -717,7 +775,14 @@ impl<'a> Module<'a> {
         warped: bool,
         precise: bool,
     ) -> String {
-        let (name, args) = stage_signature(p, precise, warped, true);
+        let (name, mut args) = stage_signature(p, precise, warped, true);
+        if chain.carries_state() {
+            return self.state_grad(p, chain, u, warped, precise);
+        }
+        let mapped = chain.mapping.is_some();
+        if mapped {
+            args.push_str(", jm: mat4x4<f32>");
+        }
         let grad = self.lib("NoiseGrad");
         let mut s = format!(
             "fn {name}({args}) -> {grad} {{\n    var value = 0.0;\n    var gradient = vec4<f32>(0.0);\n"
@@ -739,10 +804,16 @@ impl<'a> Module<'a> {
                 f32_lit(o.amp),
                 self.lib("fractal_remap")
             );
-            let chain_rule = if warped {
-                format!("g{k}.d * {freq} + jd * (g{k}.d * {})", vec4f(o.warp))
+            // A mapped stage's position moves with the view through the map's Jacobian.
+            let along = if mapped {
+                format!("jm * (g{k}.d * {freq})")
             } else {
                 format!("g{k}.d * {freq}")
+            };
+            let chain_rule = if warped {
+                format!("{along} + jd * (g{k}.d * {})", vec4f(o.warp))
+            } else {
+                along
             };
             let _ = writeln!(
                 s,
@@ -755,6 +826,111 @@ impl<'a> Module<'a> {
         let _ = writeln!(
             s,
             "    return {grad}(value * {norm}, gradient * {norm});\n}}"
+        );
+        s
+    }
+
+    /// [`Self::stage_value`] of a chain that carries a state: each octave a step of
+    /// `multifractal_octave` (lib/multifractal.wgsl) from the state of the one before.
+    fn state_value(
+        &self,
+        p: &str,
+        chain: &GenerateStage,
+        u: &StageUniform,
+        warped: bool,
+        precise: bool,
+    ) -> String {
+        let (name, args) = stage_signature(p, precise, warped, false);
+        let mut s = format!(
+            "fn {name}({args}) -> f32 {{\n    var s = {}();\n",
+            self.lib("multifractal_start")
+        );
+        let kind = chain.fractal_code();
+        let [norm, offset, weighting, _] = u.scalars;
+        let step = self.lib("multifractal_octave");
+        let tail = format!("{kind}u, {}, {}", f32_lit(offset), f32_lit(weighting));
+        for k in 0..chain.octave_count() {
+            let (cell, local) = self.octave_position(p, chain, u, k, warped, precise, &mut s);
+            let o = &u.octaves[k as usize];
+            let sample = format!("({cell}, {local}, {}u, {})", o.seed, vec4i(o.period));
+            let amp = f32_lit(o.amp);
+            if weighting != 0.0 {
+                let _ = writeln!(s, "    let n{k} = {p}_sample_grad{sample};");
+                let _ = writeln!(s, "    s = {step}(s, n{k}.value, n{k}.d, {amp}, {tail});");
+            } else {
+                let _ = writeln!(
+                    s,
+                    "    s = {step}(s, {p}_sample{sample}, vec4<f32>(0.0), {amp}, {tail});"
+                );
+            }
+        }
+        let _ = writeln!(s, "    return s.sum * {};\n}}", f32_lit(norm));
+        s
+    }
+
+    /// [`Self::stage_grad`] of a chain that carries a state: `multifractal_octave_grad` per
+    /// octave, with the noise's Hessian (`<p>_hessian`) under a derivative weight.
+    fn state_grad(
+        &self,
+        p: &str,
+        chain: &GenerateStage,
+        u: &StageUniform,
+        warped: bool,
+        precise: bool,
+    ) -> String {
+        let (name, args) = stage_signature(p, precise, warped, true);
+        let grad = self.lib("NoiseGrad");
+        let mut s = format!(
+            "fn {name}({args}) -> {grad} {{\n    var s = {}();\n",
+            self.lib("multifractal_grad_start")
+        );
+        let kind = chain.fractal_code();
+        let [norm, offset, weighting, _] = u.scalars;
+        let step = self.lib("multifractal_octave_grad");
+        let zero = "vec4<f32>(0.0)";
+        for k in 0..chain.octave_count() {
+            let (cell, local) = self.octave_position(p, chain, u, k, warped, precise, &mut s);
+            let o = &u.octaves[k as usize];
+            let freq = chain.octave_frequency(k).map(|f| f as f32);
+            let _ = writeln!(s, "    let c{k} = {cell};\n    let l{k} = {local};");
+            let sample = format!("(c{k}, l{k}, {}u, {})", o.seed, vec4i(o.period));
+            let _ = writeln!(s, "    let g{k} = {p}_sample_grad{sample};");
+            let f = vec4f(freq);
+            let chain_rule = if warped {
+                format!("g{k}.d * {f} + jd * (g{k}.d * {})", vec4f(o.warp))
+            } else {
+                format!("g{k}.d * {f}")
+            };
+            let hd = if weighting != 0.0 {
+                // d local / d p_b: the frequency on axis b plus the warp's Jacobian (row b of
+                // jd, whose column c is the gradient of displacement c).
+                let columns: Vec<String> = (0..4)
+                    .map(|b| {
+                        let mut e = [0.0f32; 4];
+                        e[b] = freq[b];
+                        if warped {
+                            format!("{} + {} * transpose(jd)[{b}]", vec4f(e), vec4f(o.warp))
+                        } else {
+                            vec4f(e)
+                        }
+                    })
+                    .collect();
+                format!("{p}_hessian{sample} * mat4x4<f32>({})", columns.join(", "))
+            } else {
+                format!("mat4x4<f32>({zero}, {zero}, {zero}, {zero})")
+            };
+            let _ = writeln!(
+                s,
+                "    s = {step}(s, {grad}(g{k}.value, {chain_rule}), g{k}.d, {hd}, {}, {kind}u, {}, {});",
+                f32_lit(o.amp),
+                f32_lit(offset),
+                f32_lit(weighting)
+            );
+        }
+        let norm = f32_lit(norm);
+        let _ = writeln!(
+            s,
+            "    return {grad}(s.sum.value * {norm}, s.sum.d * {norm});\n}}"
         );
         s
     }
@@ -871,6 +1047,28 @@ impl<'a> Module<'a> {
         s
     }
 
+    /// The functions of a `curve` stage: its pieces in a constant array and the lookup over
+    /// them (`twin::lib::curve::wgsl_lookup`, the grid kernel's too).
+    fn curve_stage(&self, index: usize, pieces: &[[f32; 4]]) -> String {
+        let p = format!("{}_s{index}_", self.name);
+        let values: Vec<String> = pieces.iter().map(|&v| vec4f(v)).collect();
+        let mut s = format!(
+            "// stage {index}: node '{}'
+const {p}pieces = array<vec4<f32>, {}>({});
+",
+            self.plan.stages[index].node,
+            pieces.len(),
+            values.join(", ")
+        );
+        s.push_str(&crate::twin::lib::curve::wgsl_lookup(
+            &p,
+            &format!("{p}pieces"),
+            &format!("{}u", pieces.len() / 2),
+            |n| self.lib(n),
+        ));
+        s
+    }
+
     /// The expression of stage `index` inside an entry point (earlier stages are `v<i>`).
     fn stage_call(
         &self,
@@ -884,14 +1082,33 @@ impl<'a> Module<'a> {
             StageKind::Generate(g) => {
                 let p = format!("{}_s{index}", self.name);
                 let name = match (gradient, precise) {
-                    (false, false) => p,
+                    (false, false) => p.clone(),
                     (false, true) => format!("{p}_precise"),
                     (true, false) => format!("{p}_grad"),
                     (true, true) => format!("{p}_grad_precise"),
                 };
-                let position = if precise { "c, q" } else { "q" };
+                let simple = match gradient {
+                    false => p.clone(),
+                    true => format!("{p}_grad"),
+                };
+                // A mapped stage runs its simple form at the mapped position (the precise
+                // form's cell joined to its local part in f32 first), in gradient form with
+                // the map's Jacobian as its last argument.
+                let (name, position, jm) = match (&g.mapping, precise) {
+                    (None, true) => (name, "c, q".to_string(), String::new()),
+                    (None, false) => (name, "q".to_string(), String::new()),
+                    (Some(_), _) => {
+                        let at = if precise { "vec4<f32>(c) + q" } else { "q" };
+                        let jm = if gradient {
+                            format!(", {p}_map_jacobian({at})")
+                        } else {
+                            String::new()
+                        };
+                        (simple, format!("{p}_map({at})"), jm)
+                    }
+                };
                 if g.displace.is_empty() {
-                    return format!("{name}({position})");
+                    return format!("{name}({position}{jm})");
                 }
                 let fields: Vec<usize> = g
                     .displace
@@ -906,7 +1123,7 @@ impl<'a> Module<'a> {
                         fields.iter().map(|i| format!("v{i}.value")).collect();
                     let grads: Vec<String> = fields.iter().map(|i| format!("v{i}.d")).collect();
                     format!(
-                        "{name}({position}, vec4<f32>({}), mat4x4<f32>({}))",
+                        "{name}({position}, vec4<f32>({}), mat4x4<f32>({}){jm})",
                         pad(&values, "0.0"),
                         pad(&grads, "vec4<f32>(0.0)")
                     )
@@ -914,6 +1131,10 @@ impl<'a> Module<'a> {
                     let values: Vec<String> = fields.iter().map(|i| format!("v{i}")).collect();
                     format!("{name}({position}, vec4<f32>({}))", pad(&values, "0.0"))
                 }
+            }
+            StageKind::Combine { op, inputs } if op.curve_table().is_some() => {
+                let form = if gradient { "grad" } else { "value" };
+                format!("{}_s{index}_curve_{form}(v{})", self.name, inputs[0])
             }
             StageKind::Combine { op, inputs } => {
                 let (code, k) = op.code_and_constants();

@@ -25,6 +25,10 @@ pub const FRACTAL_PINGPONG: u32 = 3;
 /// How many times per unit of `n + 1` the ping-pong remap folds: FastNoise2's default
 /// ping-pong strength. Twin of the WGSL constant of the same name (shaders/lib/ops.wgsl).
 pub const PINGPONG_STRENGTH: f32 = 2.0;
+/// Musgrave's hybrid multifractal (`shaders/lib/multifractal.wgsl`); no per-octave remap.
+pub const FRACTAL_HYBRID: u32 = 4;
+/// Musgrave's heterogeneous terrain (`shaders/lib/multifractal.wgsl`); no per-octave remap.
+pub const FRACTAL_HETERO: u32 = 5;
 
 /// Point-wise op: a + b.
 pub const OP_ADD: u32 = 0;
@@ -56,6 +60,8 @@ pub const OP_CONSTANTS: &[(&str, u32)] = &[
     ("FRACTAL_RIDGED", FRACTAL_RIDGED),
     ("FRACTAL_BILLOW", FRACTAL_BILLOW),
     ("FRACTAL_PINGPONG", FRACTAL_PINGPONG),
+    ("FRACTAL_HYBRID", FRACTAL_HYBRID),
+    ("FRACTAL_HETERO", FRACTAL_HETERO),
     ("OP_ADD", OP_ADD),
     ("OP_SUB", OP_SUB),
     ("OP_MUL", OP_MUL),

@@ -31,6 +31,11 @@ pub const OP_SMOOTH_MAX: u32 = 16;
 /// (`select`: k = [threshold, threshold - falloff, 1 / (2 falloff) or 0]).
 pub const OP_SELECT: u32 = 17;
 
+/// Point-wise op: a cubic spline through control points (`curve`). It reads a table of
+/// pieces, not the constants `k`: every path evaluates it with [`super::curve`] (never
+/// through [`shaping_op`]).
+pub const OP_CURVE: u32 = 18;
+
 /// The op code constants of this file, with their names (emitted into the WGSL by
 /// `ops::wgsl_constants`).
 pub const SHAPING_CONSTANTS: &[(&str, u32)] = &[
@@ -41,6 +46,7 @@ pub const SHAPING_CONSTANTS: &[(&str, u32)] = &[
     ("OP_SMOOTH_MIN", OP_SMOOTH_MIN),
     ("OP_SMOOTH_MAX", OP_SMOOTH_MAX),
     ("OP_SELECT", OP_SELECT),
+    ("OP_CURVE", OP_CURVE),
 ];
 
 /// The cubic 3t^2 - 2t^3 of t in [0, 1].

@@ -1,0 +1,113 @@
+//! The CPU executor of mapped generate stages (a chain below `transform`, `sphere`, `torus`,
+//! `cylinder` or `cube_face`) in gradient form: the twin of the stage template run with the
+//! prelude's mapped `view_position` and mapped `octave_gradient` (`gpu::assemble_mapping`).
+//! Each pixel's f64 position goes through the map as a query's point does
+//! (`StagePositions::split_pixels`, `OctaveSplitter::map_points`); a mapped row's positions
+//! are not evenly spaced, so every octave goes through the family's points sampler, as a
+//! warped row does. The value form is the plain stage executor's (`stage::run_generate`),
+//! whose split takes the map.
+
+use rayon::prelude::*;
+
+use super::stage::{DisplaceGradInput, GradSamplers};
+use crate::graph::position::{add_displacement, PixelLanes, StagePositions};
+use crate::graph::StageUniform;
+use crate::twin::lib::mapping::mapped_gradient;
+use crate::twin::lib::ops::{fractal_remap, fractal_remap_slope};
+use crate::twin::sample::{GradSamples, SamplePoints};
+
+/// One pass of a mapped generate stage in gradient form (see `stage::run_generate_grad`):
+/// the family's gradient along the mapped position through the map's Jacobian, plus a
+/// warp's displacement term, by the chain rule.
+pub(crate) fn run_generate_grad_mapped(
+    u: &StageUniform,
+    positions: &StagePositions,
+    samplers: GradSamplers,
+    displace: &[DisplaceGradInput],
+    acc: Option<&[[f32; 4]]>,
+    out: &mut [[f32; 4]],
+) {
+    let [width, height, _, count] = u.size;
+    let [kind, first, finalize, _] = u.mode;
+    let width = width as usize;
+    out.par_chunks_mut(width).enumerate().for_each_init(
+        || {
+            (
+                PixelLanes::default(),
+                GradSamples::default(),
+                Vec::<Vec<[f32; 4]>>::new(),
+            )
+        },
+        |(lanes, grad, displacement), (row, line)| {
+            let n = line.len();
+            let at = row * width;
+            let yz = [row % height as usize, row / height as usize];
+            displacement.resize(displace.len(), Vec::new());
+            for (input, values) in displace.iter().zip(displacement.iter_mut()) {
+                values.clear();
+                match input {
+                    DisplaceGradInput::Field(field) => values.extend_from_slice(&field[at..at + n]),
+                    DisplaceGradInput::Inline { .. } => {
+                        unreachable!("a mapped warp reads its displacements as fields")
+                    }
+                }
+            }
+            let values: Vec<Vec<f32>> = displacement
+                .iter()
+                .map(|d| d.iter().map(|t| t[0]).collect())
+                .collect();
+            let warped: Vec<&[f32]> = values.iter().map(Vec::as_slice).collect();
+            for (i, texel) in line.iter_mut().enumerate() {
+                *texel = acc.map_or([0.0; 4], |a| a[at + i]);
+            }
+            for k in first..first + count {
+                let o = &u.octaves[k as usize];
+                positions.split_pixels(k, yz, 0..n, lanes);
+                if !warped.is_empty() {
+                    add_displacement(&mut lanes.local, &warped, o.warp);
+                }
+                let pts = SamplePoints {
+                    cell: [0; 4],
+                    cells: Some(lanes.cells.each_ref().map(Vec::as_slice)),
+                    local: lanes.local.each_ref().map(Vec::as_slice),
+                    seed: o.seed,
+                    period: o.period,
+                };
+                grad.resize(n);
+                (samplers.points)(&pts, grad);
+                for (i, texel) in line.iter_mut().enumerate() {
+                    let value = grad.value[i];
+                    let nd: [f32; 4] = std::array::from_fn(|a| grad.d[a][i]);
+                    let [j0, j1, j2, _] = lanes.map.jacobian[i];
+                    let mut g = mapped_gradient(nd, o.step, &[j0, j1, j2]);
+                    if !displacement.is_empty() {
+                        let s: [f32; 4] = std::array::from_fn(|a| nd[a] * o.warp[a]);
+                        // d displacement_a / d p_b: the fields' gradients, 0 past the warped axes.
+                        let d =
+                            |a: usize, b: usize| displacement.get(a).map_or(0.0, |f| f[i][b + 1]);
+                        for (b, gb) in g.iter_mut().enumerate() {
+                            *gb +=
+                                s[0] * d(0, b) + s[1] * d(1, b) + s[2] * d(2, b) + s[3] * d(3, b);
+                        }
+                    }
+                    let slope = o.amp * fractal_remap_slope(value, kind);
+                    let term = [
+                        o.amp * fractal_remap(value, kind),
+                        slope * g[0],
+                        slope * g[1],
+                        slope * g[2],
+                    ];
+                    for c in 0..4 {
+                        texel[c] += term[c];
+                    }
+                }
+            }
+            if finalize != 0 {
+                let norm = u.scalars[0];
+                for texel in line.iter_mut() {
+                    *texel = texel.map(|v| v * norm);
+                }
+            }
+        },
+    );
+}
