@@ -77,21 +77,39 @@ struct OctavePosition {
 }
 
 // Octave k's split of pixel p from a chain's table starting at `base` (per octave: the run's
-// columns, rows, slices, then w; each entry the cell's and the offset's bits). `axes` is the
-// chain's dims, a literal at each call: the axes past it are read by no family, so their loads
-// fold away (cell and offset 0 there).
-fn table_position(base: u32, size: vec4<u32>, k: u32, p: vec3<u32>, axes: u32) -> OctavePosition {
-    let at = base + k * (size.x + size.y + size.z + 1u);
+// columns, rows, slices, then w; each entry the cell's and the offset's bits), on the axes a
+// chain of 2, 3 or 4 dims reads (cell and offset 0 on the others, which no family reads).
+fn table_at(base: u32, size: vec4<u32>, k: u32) -> u32 {
+    return base + k * (size.x + size.y + size.z + 1u);
+}
+
+fn table_position2(base: u32, size: vec4<u32>, k: u32, p: vec3<u32>) -> OctavePosition {
+    let at = table_at(base, size, k);
     let x = positions[at + p.x];
     let y = positions[at + size.x + p.y];
-    var z = vec2<u32>(0u);
-    var w = vec2<u32>(0u);
-    if (axes > 2u) {
-        z = positions[at + size.x + size.y + p.z];
-    }
-    if (axes > 3u) {
-        w = positions[at + size.x + size.y + size.z];
-    }
+    return OctavePosition(
+        bitcast<vec4<i32>>(vec4<u32>(x.x, y.x, 0u, 0u)),
+        bitcast<vec4<f32>>(vec4<u32>(x.y, y.y, 0u, 0u)),
+    );
+}
+
+fn table_position3(base: u32, size: vec4<u32>, k: u32, p: vec3<u32>) -> OctavePosition {
+    let at = table_at(base, size, k);
+    let x = positions[at + p.x];
+    let y = positions[at + size.x + p.y];
+    let z = positions[at + size.x + size.y + p.z];
+    return OctavePosition(
+        bitcast<vec4<i32>>(vec4<u32>(x.x, y.x, z.x, 0u)),
+        bitcast<vec4<f32>>(vec4<u32>(x.y, y.y, z.y, 0u)),
+    );
+}
+
+fn table_position4(base: u32, size: vec4<u32>, k: u32, p: vec3<u32>) -> OctavePosition {
+    let at = table_at(base, size, k);
+    let x = positions[at + p.x];
+    let y = positions[at + size.x + p.y];
+    let z = positions[at + size.x + size.y + p.z];
+    let w = positions[at + size.x + size.y + size.z];
     return OctavePosition(
         bitcast<vec4<i32>>(vec4<u32>(x.x, y.x, z.x, w.x)),
         bitcast<vec4<f32>>(vec4<u32>(x.y, y.y, z.y, w.y)),

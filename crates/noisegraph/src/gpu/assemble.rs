@@ -212,8 +212,8 @@ fn inline_chain(
     };
     let at = if PositionTable::has_table(chain) {
         format!(
-            "table_position({u}.mode.w, {u}.size, k, p, {}u)",
-            chain.dims()
+            "table_position{}({u}.mode.w, {u}.size, k, p)",
+            chain.dims().max(2)
         )
     } else {
         "OctavePosition(o.cell, o.local + pix * o.step)".to_string()
@@ -519,8 +519,8 @@ pub fn generate_source_in(
     // numbers); the others add pixel x step to the origin's split.
     let signature = "fn octave_at(o: Octave, k: u32, p: vec3<u32>, pix: vec4<f32>, d: vec4<f32>) -> OctavePosition";
     let table = format!(
-        "table_position(params.mode.w, params.size, k, p, {}u)",
-        stage.dims()
+        "table_position{}(params.mode.w, params.size, k, p)",
+        stage.dims().max(2)
     );
     s.push_str(&match (PositionTable::has_table(stage), warped) {
         (true, true) => format!(
