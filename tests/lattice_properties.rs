@@ -637,6 +637,30 @@ fn one_node_stages(
     cases
 }
 
+/// The x lanes of a row of `n` samples at `x0 + (first + i) * step` from cell `cell0`: as
+/// they are, or (`split`) each split into a cell and an offset in [0, 1), as a view's columns
+/// are split (`noisegraph::graph::position`).
+fn row_lanes(
+    cell0: i32,
+    x0: f32,
+    step: f32,
+    first: u32,
+    n: usize,
+    split: bool,
+) -> (Vec<i32>, Vec<f32>) {
+    (0..n)
+        .map(|i| {
+            let x = x0 + first.wrapping_add(i as u32) as f32 * step;
+            if split {
+                let fl = x.floor();
+                (cell0.wrapping_add(fl as i32), x - fl)
+            } else {
+                (cell0, x)
+            }
+        })
+        .unzip()
+}
+
 #[test]
 fn row_samplers_equal_point_samplers_bit_for_bit() {
     // A family's row sampler must return exactly what its point sampler returns for each
@@ -680,25 +704,34 @@ fn row_samplers_equal_point_samplers_bit_for_bit() {
                 1 => -8_389_000.0,
                 _ => 0.0,
             };
+            let cell = [
+                big * 1_000_000 + (next() % 64) as i32,
+                -((next() % 50_000) as i32),
+                (next() % 9) as i32,
+                0,
+            ];
+            let local = [
+                edge + (next() % 4096) as f32 / 512.0 - 4.0,
+                (next() % 4096) as f32 / 1024.0,
+                (next() % 100) as f32 / 64.0,
+                0.0,
+            ];
+            let step = (next() % 1000 + 1) as f32 / if edge == 0.0 { 4096.0 } else { 0.25 };
+            let n = 1 + (next() % 77) as usize;
+            let (cells_x, local_x) =
+                row_lanes(cell[0], local[0], step, next() % 3000, n, next() % 2 == 0);
             let row = SampleRow {
-                cell: [
-                    big * 1_000_000 + (next() % 64) as i32,
-                    -((next() % 50_000) as i32),
-                    (next() % 9) as i32,
-                    0,
-                ],
-                local: [
-                    edge + (next() % 4096) as f32 / 512.0 - 4.0,
-                    (next() % 4096) as f32 / 1024.0,
-                    (next() % 100) as f32 / 64.0,
-                    0.0,
-                ],
-                step_x: (next() % 1000 + 1) as f32 / if edge == 0.0 { 4096.0 } else { 0.25 },
-                first_x: next() % 3000,
+                cell,
+                local,
+                cells_x: &cells_x,
+                local_x: &local_x,
+                cells_monotonic: true,
+                // The rows' unit path where every offset lies in [0, 1) (most split rows).
+                x_unit: local_x.iter().all(|l| (0.0..1.0).contains(l)),
                 seed: next(),
                 period: u.octaves[0].period,
             };
-            let mut out = vec![0.0f32; 1 + (next() % 77) as usize];
+            let mut out = vec![0.0f32; n];
             for width in VectorWidth::supported() {
                 with_vector_width(width, || rows(&row, &mut out));
                 for (i, v) in out.iter().enumerate() {
@@ -749,21 +782,34 @@ fn long_row_samplers_equal_point_samplers_bit_for_bit() {
             // From 1/256 of a cell per sample (16 samples well inside a cell) to 1/3.
             let step = [1.0 / 256.0, 1.0 / 64.0, 1.0 / 17.0, 1.0 / 3.0][(case / 4 + case) % 4];
             let sign = if next() % 4 == 0 { -1.0 } else { 1.0 };
+            let cell = [
+                (next() % 2000) as i32 - 1000,
+                (next() % 2000) as i32 - 1000,
+                (next() % 9) as i32,
+                0,
+            ];
+            let local = [
+                (next() % 1024) as f32 / 256.0,
+                (next() % 4096) as f32 / 1024.0,
+                (next() % 100) as f32 / 64.0,
+                0.0,
+            ];
+            let (cells_x, local_x) = row_lanes(
+                cell[0],
+                local[0],
+                sign * step,
+                next() % 64,
+                n,
+                next() % 2 == 0,
+            );
             let row = SampleRow {
-                cell: [
-                    (next() % 2000) as i32 - 1000,
-                    (next() % 2000) as i32 - 1000,
-                    (next() % 9) as i32,
-                    0,
-                ],
-                local: [
-                    (next() % 1024) as f32 / 256.0,
-                    (next() % 4096) as f32 / 1024.0,
-                    (next() % 100) as f32 / 64.0,
-                    0.0,
-                ],
-                step_x: sign * step,
-                first_x: next() % 64,
+                cell,
+                local,
+                cells_x: &cells_x,
+                local_x: &local_x,
+                cells_monotonic: true,
+                // The rows' unit path where every offset lies in [0, 1) (most split rows).
+                x_unit: local_x.iter().all(|l| (0.0..1.0).contains(l)),
                 seed: next(),
                 period: u.octaves[0].period,
             };
@@ -807,11 +853,15 @@ fn row_samplers_equal_point_samplers_on_lattice_lines_and_signed_zeros() {
             (-0.0, 1.0, -0.0, -0.25),
             (0.5, -0.0, 3.0, 1.0),
         ] {
+            let (cells_x, local_x) = row_lanes(5, x0, step, 0, 40, false);
             let row = SampleRow {
                 cell: [5, -7, 2, 0],
                 local: [x0, y, z, 0.0],
-                step_x: step,
-                first_x: 0,
+                cells_x: &cells_x,
+                local_x: &local_x,
+                cells_monotonic: true,
+                // The rows' unit path where every offset lies in [0, 1) (most split rows).
+                x_unit: local_x.iter().all(|l| (0.0..1.0).contains(l)),
                 seed: 0x1234_5678,
                 period: [0; 4],
             };
@@ -955,25 +1005,34 @@ fn gradient_row_and_points_samplers_equal_the_point_gradient_sampler_bit_for_bit
         if let Some(rows) = family.cpu_grad_row_sampler(dims, params, u.family) {
             for _ in 0..100 {
                 let big = (next() % 3) as i32 - 1;
+                let cell = [
+                    big * 1_000_000 + (next() % 64) as i32,
+                    -((next() % 50_000) as i32),
+                    (next() % 9) as i32,
+                    0,
+                ];
+                let local = [
+                    (next() % 4096) as f32 / 512.0 - 4.0,
+                    (next() % 4096) as f32 / 1024.0,
+                    (next() % 100) as f32 / 64.0,
+                    0.0,
+                ];
+                let step = (next() % 1000 + 1) as f32 / 4096.0;
+                let n = 1 + (next() % 77) as usize;
+                let (cells_x, local_x) =
+                    row_lanes(cell[0], local[0], step, next() % 3000, n, next() % 2 == 0);
                 let row = SampleRow {
-                    cell: [
-                        big * 1_000_000 + (next() % 64) as i32,
-                        -((next() % 50_000) as i32),
-                        (next() % 9) as i32,
-                        0,
-                    ],
-                    local: [
-                        (next() % 4096) as f32 / 512.0 - 4.0,
-                        (next() % 4096) as f32 / 1024.0,
-                        (next() % 100) as f32 / 64.0,
-                        0.0,
-                    ],
-                    step_x: (next() % 1000 + 1) as f32 / 4096.0,
-                    first_x: next() % 3000,
+                    cell,
+                    local,
+                    cells_x: &cells_x,
+                    local_x: &local_x,
+                    cells_monotonic: true,
+                    // The rows' unit path where every offset lies in [0, 1) (most split rows).
+                    x_unit: local_x.iter().all(|l| (0.0..1.0).contains(l)),
                     seed: next(),
                     period: u.octaves[0].period,
                 };
-                out.resize(1 + (next() % 77) as usize);
+                out.resize(n);
                 rows(&row, &mut out);
                 for i in 0..out.len() {
                     let expected = point(&row.point(i));

@@ -126,10 +126,11 @@ fn a_query_in_a_view_equals_the_bake_pixel_for_pixel() {
     }
 }
 
-/// World positions split exactly; the bake accumulates `o.local + pixel * o.step` in f32, so
-/// the two differ by the bake's rounding (largest at the far view and at high octaves).
+/// World positions at a view's pixels, computed in f64 as `origin + (pixel * extent) / size`:
+/// the bake splits each pixel's position exactly as the query splits the point, so the query
+/// gives the bake's pixels bit for bit (near the origin, far from it, and in a tile).
 #[test]
-fn a_query_at_a_pixel_position_is_within_the_documented_bound_of_the_pixel() {
+fn a_query_at_a_pixel_position_is_the_pixel_bit_for_bit() {
     for case in catalog::all() {
         let query = PointQuery::new(&case.graph, None).expect("query");
         let plan = Plan::new(&case.graph, None).unwrap();
@@ -137,37 +138,15 @@ fn a_query_at_a_pixel_position_is_within_the_documented_bound_of_the_pixel() {
             let field = run_cpu(&plan, &view, &Default::default()).unwrap();
             let (positions, _) = pixel_positions(&view, query.dims() as usize);
             let values = query.values(&positions).unwrap();
-            let diffs: Vec<f32> = values
+            let differ = values
                 .iter()
                 .zip(&field.data)
-                .map(|(a, b)| (a - b).abs())
-                .collect();
-            let max = diffs.iter().copied().fold(0.0, f32::max);
-            let over = diffs.iter().filter(|&&d| d > POSITION_BOUND).count();
-            println!(
-                "{:50} {:?} max {max:e} over {over}",
-                case.label, view.origin
-            );
-            if catalog::has_seams(&case.graph) {
-                assert!(
-                    over as f64 <= catalog::SEAM_ALLOWANCE * diffs.len() as f64,
-                    "{}: {over} of {} pixels over {POSITION_BOUND}",
-                    case.label,
-                    diffs.len()
-                );
-            } else {
-                assert!(
-                    max <= POSITION_BOUND,
-                    "{}: max difference {max}",
-                    case.label
-                );
-            }
+                .filter(|(a, b)| a.to_bits() != b.to_bits())
+                .count();
+            assert_eq!(differ, 0, "{}: view {view:?}", case.label);
         }
     }
 }
-
-/// The bound README.md states for world-position queries against a bake's pixels.
-const POSITION_BOUND: f32 = 2.5e-4;
 
 /// The gradient of every differentiable catalog graph against central differences of the
 /// values (f64 positions, h = 1e-5 or 2e-6; near the origin and at 1e6, a curved map near the

@@ -9,7 +9,11 @@ mod common;
 use common::user_shader::{check_gradients, check_values, pipeline, report, run};
 use common::{catalog, gpu};
 
-use noisegraph::export::wgsl::{export_wgsl, WgslOptions};
+use noisegraph::engine::run_cpu;
+use noisegraph::export::wgsl::{export_wgsl, split_position, WgslOptions};
+use noisegraph::parity::PARITY_TOLERANCE;
+use noisegraph::{GpuContext, NoiseGraph, Plan, View};
+use wgpu::util::DeviceExt;
 
 /// The user's half of the shader: its uniforms, its output buffer and its entry point, which
 /// writes the value and (with gradients) the gradient of every pixel.
@@ -56,6 +60,71 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
     )
 }
 
+/// Runs `pipeline` over `size` pixels with group 0 bound to `entries` (and the tables, if
+/// any, at group 1) and reads `count` floats back from `out`.
+fn execute(
+    ctx: &GpuContext,
+    pipeline: &wgpu::ComputePipeline,
+    tables: Option<&[f32]>,
+    entries: &[wgpu::BindGroupEntry],
+    out: &wgpu::Buffer,
+    size: [u32; 3],
+    count: usize,
+) -> Vec<f32> {
+    let device = ctx.device();
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: (count * 4) as u64,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let group0 = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries,
+    });
+    let table_buffer = tables.map(|t| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: bytemuck::cast_slice(t),
+            usage: wgpu::BufferUsages::STORAGE,
+        })
+    });
+    let group1 = table_buffer.as_ref().map(|b| {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(1),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: b.as_entire_binding(),
+            }],
+        })
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &group0, &[]);
+        if let Some(g) = &group1 {
+            pass.set_bind_group(1, g, &[]);
+        }
+        pass.dispatch_workgroups(size[0].div_ceil(8), size[1].div_ceil(8), 1);
+    }
+    encoder.copy_buffer_to_buffer(out, 0, &readback, 0, (count * 4) as u64);
+    let index = ctx.queue().submit(Some(encoder.finish()));
+    let slice = readback.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    device
+        .poll(wgpu::PollType::Wait {
+            submission_index: Some(index),
+            timeout: None,
+        })
+        .expect("poll");
+    let view = slice.get_mapped_range().expect("mapped");
+    let data = bytemuck::cast_slice::<u8, f32>(&view).to_vec();
+    data
+}
+
 #[test]
 fn a_user_shader_with_the_exported_module_returns_the_cpu_bake() {
     let Some(ctx) = gpu() else { return };
@@ -99,4 +168,147 @@ fn the_exported_gradient_agrees_with_the_cpu_point_query() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 20);
+}
+
+/// A user shader that evaluates `height_precise` at one (cell, local) pair per pixel, split
+/// on the host from the pixel's f64 position.
+fn user_points_shader(dims: u32) -> String {
+    let swizzle = ["", "", "xy", "xyz", "xyzw"][dims as usize];
+    format!(
+        "
+@group(0) @binding(0) var<storage, read> user_cells: array<vec4<i32>>;
+@group(0) @binding(1) var<storage, read_write> user_out: array<f32>;
+@group(0) @binding(2) var<storage, read> user_locals: array<vec4<f32>>;
+@group(0) @binding(3) var<uniform> user_size: vec4<u32>;
+
+@compute @workgroup_size(8, 8, 1)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
+    if (id.x >= user_size.x || id.y >= user_size.y) {{
+        return;
+    }}
+    let i = id.y * user_size.x + id.x;
+    user_out[i] = height_precise(user_cells[i].{swizzle}, user_locals[i].{swizzle});
+}}
+"
+    )
+}
+
+/// The precise form at a bake's pixel positions, each `origin + (x * extent) / size` in f64
+/// split on the host into cell and local (`split_position`): within the parity tolerance of
+/// the CPU bake near the origin, near 1e6 and out to the precise form's limit (2^31), for 2D
+/// and 3D graphs of several families and fractals. (Each octave splits `cell + local` in
+/// fixed point, as a CPU bake splits the pixel's f64 position.)
+#[test]
+fn the_precise_form_at_a_bakes_pixel_positions_returns_its_pixels() {
+    let Some(ctx) = gpu() else { return };
+    let graphs = [
+        (
+            2,
+            r#"{"seed": 7, "output": "f", "nodes": [
+            {"id": "b", "type": "perlin", "frequency": 32},
+            {"id": "f", "type": "fbm", "source": "b", "octaves": 8}]}"#,
+        ),
+        (
+            2,
+            r#"{"seed": 3, "output": "f", "nodes": [
+            {"id": "b", "type": "simplex", "frequency": 5},
+            {"id": "f", "type": "ridged", "source": "b", "octaves": 5}]}"#,
+        ),
+        (
+            2,
+            r#"{"seed": 9, "output": "b", "nodes": [
+            {"id": "b", "type": "value", "frequency": 17.3}]}"#,
+        ),
+        (
+            3,
+            r#"{"seed": 5, "output": "f", "nodes": [
+            {"id": "b", "type": "perlin", "dims": 3, "frequency": 6},
+            {"id": "f", "type": "billow", "source": "b", "octaves": 4}]}"#,
+        ),
+    ];
+    let device = ctx.device();
+    let (mut failures, mut checked) = (Vec::new(), 0);
+    for (dims, json) in graphs {
+        let graph = NoiseGraph::from_json(json).unwrap();
+        let module = export_wgsl(&graph, &WgslOptions::new("height")).unwrap();
+        let source = format!("{}\n{}", module.source, user_points_shader(dims));
+        let pipeline = pipeline(&ctx, wgpu::ShaderSource::Wgsl(source.into()));
+        let plan = Plan::new(&graph, None).unwrap();
+        // The precise form's cells are i32 input cells: its limit is |p| < 2^31.
+        for origin in [0.0, 1.0e6 + 0.371, 1.0e8 + 0.5, 2.1e9 + 0.5] {
+            let view = View::image(45, 29)
+                .with_origin([origin, -origin * 0.5 - 0.25, 0.5])
+                .with_extent([0.731, 0.517, 1.0]);
+            if plan.check_view(&view).is_err() {
+                continue;
+            }
+            checked += 1;
+            let cpu = run_cpu(&plan, &view, &Default::default()).unwrap();
+            let (mut cells, mut locals) = (Vec::new(), Vec::new());
+            for y in 0..view.size[1] {
+                for x in 0..view.size[0] {
+                    let p = [x, y, 0].map(|v| v as f64);
+                    let at: Vec<f64> = (0..3)
+                        .map(|a| view.origin[a] + (p[a] * view.extent[a]) / view.size[a] as f64)
+                        .collect();
+                    let (c, l) = split_position(&at).unwrap();
+                    cells.extend([c[0], c[1], c[2], 0]);
+                    locals.extend([l[0], l[1], l[2], 0.0]);
+                }
+            }
+            let count = view.pixel_count() as usize;
+            let storage = |bytes: &[u8], usage| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: None,
+                    contents: bytes,
+                    usage,
+                })
+            };
+            let cells = storage(bytemuck::cast_slice(&cells), wgpu::BufferUsages::STORAGE);
+            let locals = storage(bytemuck::cast_slice(&locals), wgpu::BufferUsages::STORAGE);
+            let size = storage(
+                bytemuck::cast_slice(&[view.size[0], view.size[1], 0, 0]),
+                wgpu::BufferUsages::UNIFORM,
+            );
+            let out = storage(
+                bytemuck::cast_slice(&vec![f32::NAN; count]),
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            );
+            let entries = [
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: cells.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: out.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: locals.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: size.as_entire_binding(),
+                },
+            ];
+            let gpu = execute(&ctx, &pipeline, None, &entries, &out, view.size, count);
+            let max = gpu
+                .iter()
+                .zip(&cpu.data)
+                .map(|(a, b)| (a - b).abs())
+                .fold(
+                    0.0f32,
+                    |m, d| if d.is_nan() { f32::INFINITY } else { m.max(d) },
+                );
+            println!("{json:.40} at {origin:e}: max {max:e}");
+            if max > PARITY_TOLERANCE {
+                failures.push(format!(
+                    "dims {dims} graph {json} at origin {origin:e}: max {max:e}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 10, "{checked} views checked");
 }

@@ -1,5 +1,6 @@
-// Exact lattice split of an integer cell times a constant, for the precise form of exported
-// modules (src/wgsl_export). Twin: src/cpu/lattice.rs.
+// Exact lattice split of a position given as an integer cell and an f32 offset, times a
+// constant, for the precise form of exported modules (src/export/wgsl). Twin:
+// src/twin/export/lattice.rs.
 //
 // f32 cannot hold cell * frequency for a cell far from the origin, so the export never forms
 // that product in floats. A constant K (a frequency, or a frequency times an entry of the
@@ -46,6 +47,29 @@ fn lattice_mul(cell: i32, k: vec3<u32>) -> vec2<u32> {
         select(whole, whole - k.y - borrow, negative),
         select(fraction, fraction - k.z, negative),
     );
+}
+
+// f * K in 32.32 fixed point for a fraction f in [0, 1) given as 0.32 fixed point (f * 2^32),
+// K as in lattice_mul: the product's bits below 2^-64 are dropped (an error under 2^-32).
+fn lattice_mul_fraction(f: u32, k: vec3<u32>) -> vec2<u32> {
+    let whole = lattice_mul_wide(f, k.x);
+    let high = lattice_mul_wide(f, k.y);
+    let fraction = whole.x + high.y;
+    return vec2<u32>(whole.y + select(0u, 1u, fraction < whole.x), fraction);
+}
+
+// A position's f32 offset from its integer cell, split into whole cells and a fraction in
+// 0.32 fixed point.
+struct LatticeOffset {
+    cell: vec4<i32>,
+    fraction: vec4<u32>,
+}
+
+// local as floor(local) and (local - floor(local)) * 2^32, both exact in f32 (the fraction's
+// bits below 2^-32 of a tiny offset aside).
+fn lattice_split_local(local: vec4<f32>) -> LatticeOffset {
+    let whole = floor(local);
+    return LatticeOffset(vec4<i32>(whole), vec4<u32>((local - whole) * 4294967296.0));
 }
 
 // a + b in 32.32 fixed point, the integer part wrapping.

@@ -55,20 +55,49 @@ pub(crate) fn hash_finish16(v: __m512i) -> __m512i {
     }
 }
 
-/// The x coordinate of samples `i..i + 16` of `row` (as `SampleRow::x_at`), with `lane` the
-/// vector 0, 1, ..., 15.
+/// The x coordinate of samples `i..i + 16` of `row` (as `SampleRow::x_at`; 0 past its end).
 #[inline(always)]
-fn row_x16(row: &SampleRow, i: usize, lane: __m512i) -> __m512 {
-    // SAFETY: see `fade16`.
+fn row_x16(row: &SampleRow, i: usize) -> __m512 {
+    let left = row.local_x.len() - i;
+    // SAFETY: see `fade16`; at most `left` lanes are read, all inside `local_x`.
     unsafe {
-        let pixel = _mm512_add_epi32(
-            _mm512_set1_epi32(row.first_x.wrapping_add(i as u32) as i32),
-            lane,
-        );
-        _mm512_add_ps(
-            _mm512_set1_ps(row.local[0]),
-            _mm512_mul_ps(_mm512_cvtepu32_ps(pixel), _mm512_set1_ps(row.step_x)),
-        )
+        let at = row.local_x.as_ptr().add(i);
+        if left >= 16 {
+            _mm512_loadu_ps(at)
+        } else {
+            _mm512_maskz_loadu_ps((1u16 << left) - 1, at)
+        }
+    }
+}
+
+/// The x cells of samples `i..i + 16` of `row` (as `SampleRow::cell_x`; 0 past its end).
+#[inline(always)]
+fn row_cells16(row: &SampleRow, i: usize) -> __m512i {
+    let left = row.cells_x.len() - i;
+    // SAFETY: see `fade16`; at most `left` lanes are read, all inside `cells_x`.
+    unsafe {
+        let at = row.cells_x.as_ptr().add(i);
+        if left >= 16 {
+            _mm512_loadu_si512(at.cast())
+        } else {
+            _mm512_maskz_loadu_epi32((1u16 << left) - 1, at)
+        }
+    }
+}
+
+/// The offsets in their cells and the x cells of samples `i..i + 16` of `row`: with `UNIT`
+/// (`SampleRow::x_unit`, every offset in [0, 1), where `split_small16` gives +0 and cell 0)
+/// the table's numbers as they are, else `local_x` split and its cell added.
+#[inline(always)]
+fn row_split16<const UNIT: bool>(row: &SampleRow, i: usize) -> (__m512, __m512i) {
+    let x = row_x16(row, i);
+    let cells = row_cells16(row, i);
+    if UNIT {
+        (x, cells)
+    } else {
+        let (flx, cx) = split_small16(x);
+        // SAFETY: see `fade16`.
+        unsafe { (_mm512_sub_ps(x, flx), _mm512_add_epi32(cells, cx)) }
     }
 }
 
@@ -85,12 +114,23 @@ pub(crate) fn split_small16(x: __m512) -> (__m512, __m512i) {
 }
 
 /// For a row whose x coordinates are below 2^23 in magnitude (`SampleRow::x_is_small`): the
-/// split cell of its lowest x (`split_cell`'s integer, before the row's cell is added) when
-/// every sample's cell and the next one lie within 16 cells from it, so that per-cell tables
-/// of 16 lanes hold every corner (x is monotonic along such a row, so the ends decide).
+/// lowest cell of its samples (`cell_x` plus `split_cell`'s integer) when every sample's cell
+/// and the next one lie within 16 cells from it, so that per-cell tables of 16 lanes hold
+/// every corner. The cells of an exact split are monotonic along the row
+/// (`SampleRow::cells_monotonic`), so the two ends decide.
 fn row_cells_within_16(row: &SampleRow, n: usize) -> Option<i32> {
     let last = n.checked_sub(1)?;
-    let cell = |i: usize| crate::twin::split_cell::<true>(row.x_at(i)).1;
+    if !row.cells_monotonic {
+        return None;
+    }
+    let cell = |i: usize| {
+        let split = if row.x_unit {
+            0
+        } else {
+            crate::twin::split_cell::<true>(row.x_at(i)).1
+        };
+        row.cell_x(i).wrapping_add(split)
+    };
     let (a, b) = (cell(0), cell(last));
     (a.abs_diff(b) <= 14).then_some(a.min(b))
 }
@@ -140,7 +180,7 @@ pub(crate) const PERLIN_GRADIENTS_2D: ([f32; 16], [f32; 16]) = perlin_gradients_
 /// with the signed magnitudes of the table (a sign moves between the factors of a product
 /// exactly), summed in the other order when swapped (addition commutes exactly).
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+pub fn perlin_2d_row_small<const FADE: u32, const UNIT: bool>(row: &SampleRow, out: &mut [f32]) {
     let ly = row.local[1];
     let fly = crate::twin::floor(ly);
     let iy = row.cell[1].wrapping_add(crate::twin::to_i32(fly));
@@ -157,7 +197,6 @@ pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         )
     };
     let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    let cell_x = _mm512_set1_epi32(row.cell[0]);
     let prime_x = _mm512_set1_epi32(HASH_PRIME_X as i32);
     let (y0, y1) = (_mm512_set1_epi32(y0 as i32), _mm512_set1_epi32(y1 as i32));
     let (fy0, fy1) = (_mm512_set1_ps(fy), _mm512_set1_ps(fy - 1.0));
@@ -172,10 +211,7 @@ pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     if let Some(first) = row_cells_within_16(row, out.len()) {
         // Per y, the gradients of the row's 16 cells, so that a sample's corner takes two
         // permutes by its cell and no hash.
-        let x0 = _mm512_mullo_epi32(
-            _mm512_add_epi32(_mm512_set1_epi32(row.cell[0].wrapping_add(first)), lane),
-            prime_x,
-        );
+        let x0 = _mm512_mullo_epi32(_mm512_add_epi32(_mm512_set1_epi32(first), lane), prime_x);
         let tables = |y: __m512i| {
             let h = hash_finish16(_mm512_xor_si512(y, x0));
             (_mm512_permutexvar_ps(h, gx), _mm512_permutexvar_ps(h, gy))
@@ -189,11 +225,9 @@ pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         };
         let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
         for i in (0..out.len()).step_by(16) {
-            let x = row_x16(row, i, lane);
-            let (flx, cx) = split_small16(x);
-            let at0 = _mm512_sub_epi32(cx, first);
+            let (fx0, ix) = row_split16::<UNIT>(row, i);
+            let at0 = _mm512_sub_epi32(ix, first);
             let at1 = _mm512_add_epi32(at0, next);
-            let fx0 = _mm512_sub_ps(x, flx);
             let fx1 = _mm512_sub_ps(fx0, one);
             let a = corner(row0, at0, fx0, fy0);
             let b = corner(row0, at1, fx1, fy0);
@@ -205,10 +239,7 @@ pub fn perlin_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         return;
     }
     for i in (0..out.len()).step_by(16) {
-        let x = row_x16(row, i, lane);
-        let (flx, cx) = split_small16(x);
-        let ix = _mm512_add_epi32(cell_x, cx);
-        let fx0 = _mm512_sub_ps(x, flx);
+        let (fx0, ix) = row_split16::<UNIT>(row, i);
         let fx1 = _mm512_sub_ps(fx0, one);
         let x0 = _mm512_mullo_epi32(ix, prime_x);
         let x1 = _mm512_add_epi32(x0, prime_x);
@@ -267,7 +298,7 @@ fn perlin_other_terms_3d(dy: f32, dz: f32) -> [f32; 16] {
 /// bit, is added where the gradient has an x component (`su + sv` in the twin's order, or in
 /// the other, which gives the same bits).
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+pub fn perlin_3d_row_small<const FADE: u32, const UNIT: bool>(row: &SampleRow, out: &mut [f32]) {
     use crate::twin::hash::HASH_PRIME_Z;
     let axis = |k: usize| {
         let fl = crate::twin::floor(row.local[k]);
@@ -298,7 +329,6 @@ pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     let has_x = _mm512_set1_epi32(1);
     let inv_sqrt2 = _mm512_set1_ps(std::f32::consts::FRAC_1_SQRT_2);
     let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    let cell_x = _mm512_set1_epi32(row.cell[0]);
     let prime_x = _mm512_set1_epi32(HASH_PRIME_X as i32);
     let one = _mm512_set1_ps(1.0);
     let corner = |yz: __m512i, xh: __m512i, dx: __m512, others: __m512| {
@@ -313,10 +343,7 @@ pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     if let Some(first) = row_cells_within_16(row, out.len()) {
         // Per (y, z) corner, the permuted x term and other terms of each of the row's 16
         // cells, so that a sample's corner takes two permutes by its cell and no hash.
-        let x0 = _mm512_mullo_epi32(
-            _mm512_add_epi32(_mm512_set1_epi32(row.cell[0].wrapping_add(first)), lane),
-            prime_x,
-        );
+        let x0 = _mm512_mullo_epi32(_mm512_add_epi32(_mm512_set1_epi32(first), lane), prime_x);
         let tables = |yz: __m512i, others: __m512| {
             let h = hash_finish16(_mm512_xor_si512(yz, x0));
             (
@@ -340,11 +367,9 @@ pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         };
         let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
         for i in (0..out.len()).step_by(16) {
-            let x = row_x16(row, i, lane);
-            let (flx, cx) = split_small16(x);
-            let at0 = _mm512_sub_epi32(cx, first);
+            let (fx0, ix) = row_split16::<UNIT>(row, i);
+            let at0 = _mm512_sub_epi32(ix, first);
             let at1 = _mm512_add_epi32(at0, next);
-            let fx0 = _mm512_sub_ps(x, flx);
             let fx1 = _mm512_sub_ps(fx0, one);
             let ux = fade16::<FADE>(fx0);
             let z0 = lerp16(
@@ -362,10 +387,7 @@ pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         return;
     }
     for i in (0..out.len()).step_by(16) {
-        let x = row_x16(row, i, lane);
-        let (flx, cx) = split_small16(x);
-        let ix = _mm512_add_epi32(cell_x, cx);
-        let fx0 = _mm512_sub_ps(x, flx);
+        let (fx0, ix) = row_split16::<UNIT>(row, i);
         let fx1 = _mm512_sub_ps(fx0, one);
         let x0 = _mm512_mullo_epi32(ix, prime_x);
         let x1 = _mm512_add_epi32(x0, prime_x);
@@ -384,23 +406,17 @@ pub fn perlin_3d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     }
 }
 
-/// Whether `simplex_2d_row_small` may take `row` of `n` samples: the pixel index does not wrap
-/// and both skewed coordinates `local + (x + y) * F2` are below 2^23 in magnitude at its two
-/// ends, hence at every sample (they are monotonic in x, rounding being monotonic), so each
-/// floor is the rounding instruction's and its cell fits a truncation.
+/// Whether `simplex_2d_row_small` may take `row` of `n` samples: both skewed coordinates
+/// `local + (x + y) * F2` are below 2^23 in magnitude at every sample, so each floor is the
+/// rounding instruction's and its cell fits a truncation.
 pub fn simplex_2d_row_is_small(row: &SampleRow, n: usize) -> bool {
     use crate::twin::simplex::SIMPLEX_F2;
-    let Some(last) = n.checked_sub(1) else {
-        return true;
-    };
     let small = |x: f32| {
         let s = (x + row.local[1]) * SIMPLEX_F2;
         (x + s).abs() < crate::twin::SMALL_COORDINATE
             && (row.local[1] + s).abs() < crate::twin::SMALL_COORDINATE
     };
-    u32::try_from(last).is_ok_and(|l| row.first_x.checked_add(l).is_some())
-        && small(row.x_at(0))
-        && small(row.x_at(last))
+    row.local_x.len() >= n && row.local_x[..n].iter().fold(true, |all, &x| all & small(x))
 }
 
 /// `simplex_2d` along a row for which [`simplex_2d_row_is_small`] holds: the twin's operations
@@ -418,11 +434,7 @@ pub fn simplex_2d_row_small(row: &SampleRow, out: &mut [f32]) {
             _mm512_loadu_ps(PERLIN_GRADIENTS_2D.1.as_ptr()),
         )
     };
-    let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    let (cell_x, cell_y) = (
-        _mm512_set1_epi32(row.cell[0]),
-        _mm512_set1_epi32(row.cell[1]),
-    );
+    let cell_y = _mm512_set1_epi32(row.cell[1]);
     let prime_x = _mm512_set1_epi32(HASH_PRIME_X as i32);
     let prime_y = _mm512_set1_epi32(HASH_PRIME_Y as i32);
     let seed = _mm512_set1_epi32(row.seed as i32);
@@ -453,7 +465,7 @@ pub fn simplex_2d_row_small(row: &SampleRow, out: &mut [f32]) {
         _mm512_mul_ps(_mm512_mul_ps(t2, t2), g)
     };
     for i in (0..out.len()).step_by(16) {
-        let x = row_x16(row, i, lane);
+        let x = row_x16(row, i);
         let s = _mm512_mul_ps(_mm512_add_ps(x, y), f2);
         let (flx, cx) = split_small16(_mm512_add_ps(x, s));
         let (fly, cy) = split_small16(_mm512_add_ps(y, s));
@@ -468,7 +480,7 @@ pub fn simplex_2d_row_small(row: &SampleRow, out: &mut [f32]) {
         let d1y = _mm512_add_ps(_mm512_sub_ps(d0y, oy), g2);
         let d2x = _mm512_sub_ps(d0x, c2);
         let d2y = _mm512_sub_ps(d0y, c2);
-        let xh0 = _mm512_mullo_epi32(_mm512_add_epi32(cell_x, cx), prime_x);
+        let xh0 = _mm512_mullo_epi32(_mm512_add_epi32(row_cells16(row, i), cx), prime_x);
         let yh0 = _mm512_mullo_epi32(_mm512_add_epi32(cell_y, cy), prime_y);
         let xh2 = _mm512_add_epi32(xh0, prime_x);
         let yh2 = _mm512_add_epi32(yh0, prime_y);
@@ -490,7 +502,7 @@ pub fn simplex_2d_row_small(row: &SampleRow, out: &mut [f32]) {
 /// time, the next cell's x product from the first one's plus the prime (exact in wrapping
 /// arithmetic) and `hash_to_signed` with the signed conversion (its 24 bits fit).
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl")]
-pub fn value_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
+pub fn value_2d_row_small<const FADE: u32, const UNIT: bool>(row: &SampleRow, out: &mut [f32]) {
     let fly = crate::twin::floor(row.local[1]);
     let iy = row.cell[1].wrapping_add(crate::twin::to_i32(fly));
     let uy = _mm512_set1_ps(fade(row.local[1] - fly, FADE));
@@ -499,7 +511,6 @@ pub fn value_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
         (row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y)) as i32,
     );
     let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    let cell_x = _mm512_set1_epi32(row.cell[0]);
     let prime_x = _mm512_set1_epi32(HASH_PRIME_X as i32);
     let unit = _mm512_set1_ps(2.0 / 16777215.0);
     let one = _mm512_set1_ps(1.0);
@@ -510,39 +521,34 @@ pub fn value_2d_row_small<const FADE: u32>(row: &SampleRow, out: &mut [f32]) {
     };
     if let Some(first) = row_cells_within_16(row, out.len()) {
         // Every corner's value from two tables of the row's 16 cells, one per y.
-        let x0 = _mm512_mullo_epi32(
-            _mm512_add_epi32(_mm512_set1_epi32(row.cell[0].wrapping_add(first)), lane),
-            prime_x,
-        );
+        let x0 = _mm512_mullo_epi32(_mm512_add_epi32(_mm512_set1_epi32(first), lane), prime_x);
         let (row0, row1) = (
             corner(_mm512_xor_si512(y0, x0)),
             corner(_mm512_xor_si512(y1, x0)),
         );
         let (first, next) = (_mm512_set1_epi32(first), _mm512_set1_epi32(1));
         for i in (0..out.len()).step_by(16) {
-            let x = row_x16(row, i, lane);
-            let (flx, cx) = split_small16(x);
-            let at0 = _mm512_sub_epi32(cx, first);
+            let (fx0, ix) = row_split16::<UNIT>(row, i);
+            let at0 = _mm512_sub_epi32(ix, first);
             let at1 = _mm512_add_epi32(at0, next);
             let a = _mm512_permutexvar_ps(at0, row0);
             let b = _mm512_permutexvar_ps(at1, row0);
             let c = _mm512_permutexvar_ps(at0, row1);
             let d = _mm512_permutexvar_ps(at1, row1);
-            let ux = fade16::<FADE>(_mm512_sub_ps(x, flx));
+            let ux = fade16::<FADE>(fx0);
             store16(out, i, lerp16(lerp16(a, b, ux), lerp16(c, d, ux), uy));
         }
         return;
     }
     for i in (0..out.len()).step_by(16) {
-        let x = row_x16(row, i, lane);
-        let (flx, cx) = split_small16(x);
-        let x0 = _mm512_mullo_epi32(_mm512_add_epi32(cell_x, cx), prime_x);
+        let (fx0, ix) = row_split16::<UNIT>(row, i);
+        let x0 = _mm512_mullo_epi32(ix, prime_x);
         let x1 = _mm512_add_epi32(x0, prime_x);
         let a = corner(_mm512_xor_si512(y0, x0));
         let b = corner(_mm512_xor_si512(y0, x1));
         let c = corner(_mm512_xor_si512(y1, x0));
         let d = corner(_mm512_xor_si512(y1, x1));
-        let ux = fade16::<FADE>(_mm512_sub_ps(x, flx));
+        let ux = fade16::<FADE>(fx0);
         store16(out, i, lerp16(lerp16(a, b, ux), lerp16(c, d, ux), uy));
     }
 }

@@ -28,9 +28,27 @@ pub fn value_2d_row(row: &SampleRow, fade_kind: u32, out: &mut [f32]) {
         // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
         unsafe {
             match fade_kind {
-                FADE_QUINTIC => avx512::value_2d_row_small::<FADE_QUINTIC>(row, out),
-                FADE_CUBIC => avx512::value_2d_row_small::<FADE_CUBIC>(row, out),
-                _ => avx512::value_2d_row_small::<FADE_LINEAR>(row, out),
+                FADE_QUINTIC => {
+                    if row.x_unit {
+                        avx512::value_2d_row_small::<FADE_QUINTIC, true>(row, out)
+                    } else {
+                        avx512::value_2d_row_small::<FADE_QUINTIC, false>(row, out)
+                    }
+                }
+                FADE_CUBIC => {
+                    if row.x_unit {
+                        avx512::value_2d_row_small::<FADE_CUBIC, true>(row, out)
+                    } else {
+                        avx512::value_2d_row_small::<FADE_CUBIC, false>(row, out)
+                    }
+                }
+                _ => {
+                    if row.x_unit {
+                        avx512::value_2d_row_small::<FADE_LINEAR, true>(row, out)
+                    } else {
+                        avx512::value_2d_row_small::<FADE_LINEAR, false>(row, out)
+                    }
+                }
             }
         }
         return;
@@ -52,9 +70,27 @@ pub fn perlin_2d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut 
         // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
         unsafe {
             match fade_kind {
-                FADE_QUINTIC => avx512::perlin_2d_row_small::<FADE_QUINTIC>(row, out),
-                FADE_CUBIC => avx512::perlin_2d_row_small::<FADE_CUBIC>(row, out),
-                _ => avx512::perlin_2d_row_small::<FADE_LINEAR>(row, out),
+                FADE_QUINTIC => {
+                    if row.x_unit {
+                        avx512::perlin_2d_row_small::<FADE_QUINTIC, true>(row, out)
+                    } else {
+                        avx512::perlin_2d_row_small::<FADE_QUINTIC, false>(row, out)
+                    }
+                }
+                FADE_CUBIC => {
+                    if row.x_unit {
+                        avx512::perlin_2d_row_small::<FADE_CUBIC, true>(row, out)
+                    } else {
+                        avx512::perlin_2d_row_small::<FADE_CUBIC, false>(row, out)
+                    }
+                }
+                _ => {
+                    if row.x_unit {
+                        avx512::perlin_2d_row_small::<FADE_LINEAR, true>(row, out)
+                    } else {
+                        avx512::perlin_2d_row_small::<FADE_LINEAR, false>(row, out)
+                    }
+                }
             }
         }
         return;
@@ -69,9 +105,27 @@ pub fn perlin_3d_row(row: &SampleRow, fade_kind: u32, gradients: u32, out: &mut 
         // SAFETY: `vector_width` chose AVX-512, so the CPU has it.
         unsafe {
             match fade_kind {
-                FADE_QUINTIC => avx512::perlin_3d_row_small::<FADE_QUINTIC>(row, out),
-                FADE_CUBIC => avx512::perlin_3d_row_small::<FADE_CUBIC>(row, out),
-                _ => avx512::perlin_3d_row_small::<FADE_LINEAR>(row, out),
+                FADE_QUINTIC => {
+                    if row.x_unit {
+                        avx512::perlin_3d_row_small::<FADE_QUINTIC, true>(row, out)
+                    } else {
+                        avx512::perlin_3d_row_small::<FADE_QUINTIC, false>(row, out)
+                    }
+                }
+                FADE_CUBIC => {
+                    if row.x_unit {
+                        avx512::perlin_3d_row_small::<FADE_CUBIC, true>(row, out)
+                    } else {
+                        avx512::perlin_3d_row_small::<FADE_CUBIC, false>(row, out)
+                    }
+                }
+                _ => {
+                    if row.x_unit {
+                        avx512::perlin_3d_row_small::<FADE_LINEAR, true>(row, out)
+                    } else {
+                        avx512::perlin_3d_row_small::<FADE_LINEAR, false>(row, out)
+                    }
+                }
             }
         }
         return;

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::family::{GradPointsSampler, GradRowSampler, GradSampler, RowSampler, Sampler};
 use crate::field::{Field, GradientField, VectorField};
 use crate::gpu::{gpu_required, GpuContext, RunOptions};
+use crate::graph::position::StagePositions;
 use crate::graph::{
     gradient_plan, plan_gradient_refusal, CombineUniform, Displacement, GenerateStage, NoiseGraph,
     Plan, StageKind, StageUniform, View,
@@ -263,24 +264,27 @@ impl CpuForm for ValueForm {
             let [u] = passes else {
                 unreachable!("a stage that carries a state runs in one pass")
             };
+            let positions = StagePositions::new(g, view);
             return written_field(len, |out| {
-                multifractal::run_generate(u, samplers, &displace, out)
+                multifractal::run_generate(u, &positions, samplers, &displace, out)
             });
         }
         let sampler = g.family.cpu_sampler(dims, params, base.family, aux);
         let rows = g.family.cpu_row_sampler(dims, params, base.family);
         let points = g.family.cpu_points_sampler(dims, params, base.family);
-        let inline: Vec<(StageUniform, Sampler, Option<RowSampler>)> = g
+        let positions = StagePositions::new(g, view);
+        let inline: Vec<(StageUniform, StagePositions, Sampler, Option<RowSampler>)> = g
             .displace_inline()
             .map(|(_, _, chain)| {
                 let u = chain.uniforms(plan.seed, view);
+                let positions = StagePositions::new(chain, view);
                 let (dims, params) = (chain.dims(), &chain.source.params);
                 let sample =
                     chain
                         .family
                         .cpu_sampler(dims, params, u.family, Arc::from(Vec::new()));
                 let rows = chain.family.cpu_row_sampler(dims, params, u.family);
-                (u, sample, rows)
+                (u, positions, sample, rows)
             })
             .collect();
         let mut inline_iter = inline.iter();
@@ -290,9 +294,11 @@ impl CpuForm for ValueForm {
             .map(|d| match d {
                 Displacement::Field(i) => DisplaceInput::Field(fields[*i].as_slice()),
                 Displacement::Inline { .. } => {
-                    let (uniform, sample, rows) = inline_iter.next().expect("one per chain");
+                    let (uniform, positions, sample, rows) =
+                        inline_iter.next().expect("one per chain");
                     DisplaceInput::Inline {
                         uniform,
+                        positions,
                         sample,
                         rows: rows.as_ref(),
                     }
@@ -302,6 +308,7 @@ impl CpuForm for ValueForm {
         run_passes(len, passes, |u, partial, out| {
             crate::engine::stage::run_generate(
                 u,
+                &positions,
                 &sampler,
                 rows.as_ref(),
                 points.as_ref(),
@@ -366,16 +373,18 @@ impl CpuForm for GradientForm {
             let [u] = passes else {
                 unreachable!("a stage that carries a state runs in one pass")
             };
+            let positions = StagePositions::new(g, view);
             return written_field(len, |out| {
-                multifractal::run_generate_grad(u, &grad, dims, &displace, zeroed(out))
+                multifractal::run_generate_grad(u, &positions, &grad, dims, &displace, zeroed(out))
             });
         }
         let (rows, points) = grad_samplers(node, g, base, aux)?;
+        let positions = StagePositions::new(g, view);
         let mut inline = Vec::new();
         for (_, node, chain) in g.displace_inline() {
             let u = chain.uniforms(plan.seed, view);
-            let (rows, _) = grad_samplers(node, chain, &u, Arc::from(Vec::new()))?;
-            inline.push((u, rows));
+            let samplers = grad_samplers(node, chain, &u, Arc::from(Vec::new()))?;
+            inline.push((u, StagePositions::new(chain, view), samplers));
         }
         let mut inline_iter = inline.iter();
         let displace: Vec<DisplaceGradInput> = g
@@ -384,8 +393,13 @@ impl CpuForm for GradientForm {
             .map(|d| match d {
                 Displacement::Field(i) => DisplaceGradInput::Field(fields[*i].as_slice()),
                 Displacement::Inline { .. } => {
-                    let (uniform, rows) = inline_iter.next().expect("one per chain");
-                    DisplaceGradInput::Inline { uniform, rows }
+                    let (uniform, positions, (rows, points)) =
+                        inline_iter.next().expect("one per chain");
+                    DisplaceGradInput::Inline {
+                        uniform,
+                        positions,
+                        samplers: GradSamplers { rows, points },
+                    }
                 }
             })
             .collect();
@@ -394,7 +408,14 @@ impl CpuForm for GradientForm {
                 rows: &rows,
                 points: &points,
             };
-            crate::engine::stage::run_generate_grad(u, samplers, &displace, partial, zeroed(out))
+            crate::engine::stage::run_generate_grad(
+                u,
+                &positions,
+                samplers,
+                &displace,
+                partial,
+                zeroed(out),
+            )
         })
     }
 

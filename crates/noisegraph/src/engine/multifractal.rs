@@ -3,20 +3,23 @@
 //! generates for such stages (`multifractal_term`, `multifractal_term_grad`,
 //! `octave_hessian`), each octave a step of `twin::lib::multifractal` from the state of the
 //! one before. Such a stage runs in one octave pass (`GenerateStage::octave_passes`) and reads
-//! its displacements from fields (the planner fuses no chain into it): unwarped and unmapped
-//! in value form a row at a time through the family's row samplers where it has them, else
-//! pixel by pixel through its point samplers (the same bits either way). A mapped stage (below
-//! `transform`, `sphere`, `torus`, `cylinder` or `cube_face`) samples each pixel's mapped
-//! position, its gradient by the chain rule through the map (as `engine::mapped` does).
+//! its displacements from fields (the planner fuses no chain into it): unwarped in value
+//! form a row at a time through the family's row samplers where it has them, else pixel by
+//! pixel through its point samplers (the same bits either way). Each pixel sits at its exact
+//! position (`StagePositions`), as in every other CPU stage; in a mapped stage (below
+//! `transform`, `sphere`, `torus`, `cylinder` or `cube_face`) that is the pixel's mapped
+//! position, and the gradient goes through the map's Jacobian by the chain rule (as
+//! `engine::mapped` does).
 
 use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
 use super::mapped::mapped_octave_gradient;
-use super::stage::{octave_gradient, octave_row, Displaced};
+use super::stage::{octave_gradient, Displaced};
+use crate::graph::position::{add_displacement, PixelLanes, StagePositions};
 use crate::graph::{OctaveUniform, StageUniform};
-use crate::twin::lib::mapping::{map_jacobian, map_position, mapped_local_jacobian};
+use crate::twin::lib::mapping::mapped_local_jacobian;
 use crate::twin::lib::multifractal::{
     hessian_along, multifractal_octave, multifractal_octave_grad, octave_hessian, Multifractal,
     MultifractalGrad,
@@ -118,13 +121,17 @@ fn step_row(
     )
 }
 
-/// [`run_generate`] of an unwarped stage a row at a time through the family's row samplers
-/// (`grad_rows` under a derivative weight, else `rows`).
-fn run_rows(u: &StageUniform, samplers: &StateSamplers, out: &mut [MaybeUninit<f32>]) {
+/// [`run_generate`] of an unwarped stage on a separable lattice a row at a time through the
+/// family's row samplers (`grad_rows` under a derivative weight, else `rows`).
+fn run_rows(
+    u: &StageUniform,
+    positions: &StagePositions,
+    samplers: &StateSamplers,
+    out: &mut [MaybeUninit<f32>],
+) {
     let kind = u.mode[0];
     let [norm, offset, weighting, _] = u.scalars;
     let [width, height, _, count] = u.size;
-    let [ox, oy, oz, _] = u.pixel_offset;
     #[derive(Default)]
     struct Scratch {
         states: RowStates,
@@ -135,8 +142,7 @@ fn run_rows(u: &StageUniform, samplers: &StateSamplers, out: &mut [MaybeUninit<f
         .enumerate()
         .for_each_init(Scratch::default, |scratch, (row, line)| {
             let n = line.len();
-            let y = ((row % height as usize) as u32 + oy) as f32;
-            let z = ((row / height as usize) as u32 + oz) as f32;
+            let yz = row_yz(row, height);
             let Scratch {
                 states,
                 noise,
@@ -145,7 +151,7 @@ fn run_rows(u: &StageUniform, samplers: &StateSamplers, out: &mut [MaybeUninit<f
             states.start(n);
             for k in 0..count {
                 let o = &u.octaves[k as usize];
-                let r = octave_row(o, ox, [y, z]);
+                let r = positions.sample_row(o, k, yz, 0..n);
                 match (samplers.grad_rows, samplers.rows) {
                     (Some(grad_rows), _) if weighting != 0.0 => {
                         grads.resize(n);
@@ -175,95 +181,97 @@ fn run_rows(u: &StageUniform, samplers: &StateSamplers, out: &mut [MaybeUninit<f
         });
 }
 
-/// Pixel position of sample `i` of a stage's field (twin of the template's `pix`): the pixel
-/// index plus the run's pixel offset, in integers, then as f32.
+/// Row `row` of a run of `height` rows: its y and z.
 #[inline(always)]
-fn pixel(u: &StageUniform, i: usize) -> [f32; 4] {
-    let [width, height, _, _] = u.size;
-    let (width, height) = (width as usize, height as usize);
-    let [ox, oy, oz, _] = u.pixel_offset;
-    let x = (i % width) as u32 + ox;
-    let y = ((i / width) % height) as u32 + oy;
-    let z = (i / (width * height)) as u32 + oz;
-    [x as f32, y as f32, z as f32, 0.0]
+fn row_yz(row: usize, height: u32) -> [usize; 2] {
+    [row % height as usize, row / height as usize]
 }
 
-/// Twin of the prelude's `view_position`: the pixel itself, or in a mapped stage the mapped
-/// position (`map_position`; the octaves then step by their frequency from it).
-#[inline(always)]
-fn view_position(u: &StageUniform, pix: [f32; 4]) -> [f32; 4] {
-    if u.mapping.is_mapped() {
-        map_position(&u.mapping, pix)
-    } else {
-        pix
+/// Octave `k` (uniforms `o`) at the pixels of row `yz` into `lanes`: each pixel's exact split,
+/// plus `d * warp` in a warped stage (`displacement`: one slice per warped axis, the row's).
+fn split_row(
+    positions: &StagePositions,
+    o: &OctaveUniform,
+    k: u32,
+    yz: [usize; 2],
+    n: usize,
+    displacement: &[&[f32]],
+    lanes: &mut PixelLanes,
+) {
+    positions.split_pixels(k, yz, 0..n, lanes);
+    if !displacement.is_empty() {
+        add_displacement(&mut lanes.local, displacement, o.warp);
     }
 }
 
-/// The octave's sample position at pixel `pix` displaced by `d` (twin of `octave_local`: no
-/// warp term in an unwarped stage).
+/// Pixel `i`'s sample point of octave `o` in `lanes`, its offset `local`.
 #[inline(always)]
-fn octave_local(o: &OctaveUniform, pix: [f32; 4], d: Option<[f32; 4]>) -> [f32; 4] {
-    match d {
-        Some(d) => std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a] + d[a] * o.warp[a]),
-        None => std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a]),
-    }
-}
-
-fn point(o: &OctaveUniform, local: [f32; 4]) -> SamplePoint {
+fn point(o: &OctaveUniform, lanes: &PixelLanes, i: usize, local: [f32; 4]) -> SamplePoint {
     SamplePoint {
-        cell: o.cell,
+        cell: std::array::from_fn(|a| lanes.cells[a][i]),
         local,
         seed: o.seed,
         period: o.period,
     }
 }
 
+/// Pixel `i`'s offset in `lanes`.
+#[inline(always)]
+fn local_of(lanes: &PixelLanes, i: usize) -> [f32; 4] {
+    std::array::from_fn(|a| lanes.local[a][i])
+}
+
 /// Runs a stateful generate stage (every octave, finalized) into `out`, writing every sample;
 /// `displace` holds one field per warped axis (none when unwarped).
 pub fn run_generate(
     u: &StageUniform,
+    positions: &StagePositions,
     samplers: StateSamplers,
     displace: &[&[f32]],
     out: &mut [MaybeUninit<f32>],
 ) {
     let kind = u.mode[0];
     let [norm, offset, weighting, _] = u.scalars;
-    let count = u.size[3];
+    let [width, height, _, count] = u.size;
     let by_rows = if weighting != 0.0 {
         samplers.grad_rows.is_some()
     } else {
         samplers.rows.is_some()
     };
-    // A mapped row's positions are not evenly spaced: no row sampler takes them.
-    if displace.is_empty() && by_rows && !u.mapping.is_mapped() {
-        return run_rows(u, &samplers, out);
+    if displace.is_empty() && by_rows && positions.separable() {
+        return run_rows(u, positions, &samplers, out);
     }
-    out.par_iter_mut().enumerate().for_each(|(i, value)| {
-        let pix = view_position(u, pixel(u, i));
-        let d = (!displace.is_empty()).then(|| {
-            let mut d = [0.0f32; 4];
-            for (a, field) in displace.iter().enumerate() {
-                d[a] = field[i];
+    let width = width as usize;
+    out.par_chunks_mut(width).enumerate().for_each_init(
+        || (PixelLanes::default(), Vec::new()),
+        |(lanes, states), (row, line)| {
+            let n = line.len();
+            let at = row * width;
+            let d: Vec<&[f32]> = displace.iter().map(|f| &f[at..at + n]).collect();
+            states.clear();
+            states.resize(n, Multifractal::START);
+            for k in 0..count {
+                let o = &u.octaves[k as usize];
+                split_row(positions, o, k, row_yz(row, height), n, &d, lanes);
+                for (i, s) in states.iter_mut().enumerate() {
+                    let at = point(o, lanes, i, local_of(lanes, i));
+                    *s = match samplers.grad.filter(|_| weighting != 0.0) {
+                        Some(grad) => {
+                            let n = grad(&at);
+                            multifractal_octave(*s, n.value, n.d, o.amp, kind, offset, weighting)
+                        }
+                        None => {
+                            let n = (samplers.value)(&at);
+                            multifractal_octave(*s, n, [0.0; 4], o.amp, kind, offset, weighting)
+                        }
+                    };
+                }
             }
-            d
-        });
-        let mut s = Multifractal::START;
-        for k in 0..count {
-            let o = &u.octaves[k as usize];
-            let at = point(o, octave_local(o, pix, d));
-            s = match samplers.grad.filter(|_| weighting != 0.0) {
-                Some(grad) => {
-                    let n = grad(&at);
-                    multifractal_octave(s, n.value, n.d, o.amp, kind, offset, weighting)
-                }
-                None => {
-                    let n = (samplers.value)(&at);
-                    multifractal_octave(s, n, [0.0; 4], o.amp, kind, offset, weighting)
-                }
-            };
-        }
-        value.write(s.sum * norm);
-    });
+            for (v, s) in line.iter_mut().zip(states.iter()) {
+                v.write(s.sum * norm);
+            }
+        },
+    );
 }
 
 /// Runs a stateful generate stage in gradient form into `out` (`[value, d/dx, d/dy, d/dz]`
@@ -271,6 +279,7 @@ pub fn run_generate(
 /// warped axis; `dims` is the family's (the Hessian's columns).
 pub fn run_generate_grad(
     u: &StageUniform,
+    positions: &StagePositions,
     grad: &GradSampler,
     dims: u32,
     displace: &[&[[f32; 4]]],
@@ -278,55 +287,83 @@ pub fn run_generate_grad(
 ) {
     let kind = u.mode[0];
     let [norm, offset, weighting, _] = u.scalars;
-    let count = u.size[3];
+    let [width, height, _, count] = u.size;
+    let width = width as usize;
+    let warped = !displace.is_empty();
     let mapped = u.mapping.is_mapped();
-    out.par_iter_mut().enumerate().for_each(|(i, texel)| {
-        let pix = pixel(u, i);
-        // A mapped stage's Jacobian d s / d p at the pixel, for the chain rule through the map.
-        let map_j = mapped.then(|| map_jacobian(&u.mapping, pix));
-        let pix = view_position(u, pix);
-        let mut w = Displaced::default();
-        for (a, field) in displace.iter().enumerate() {
-            let [v, dx, dy, dz] = field[i];
-            w.d[a] = v;
-            w.dx[a] = dx;
-            w.dy[a] = dy;
-            w.dz[a] = dz;
-        }
-        let warped = !displace.is_empty();
-        let mut s = MultifractalGrad::START;
-        for k in 0..count {
-            let o = &u.octaves[k as usize];
-            let local = octave_local(o, pix, warped.then_some(w.d));
-            let n = grad(&point(o, local));
-            let g = match &map_j {
-                Some(j) => mapped_octave_gradient(n.d, o, j, warped.then_some(&w)),
-                None => octave_gradient(n.d, o, warped.then_some(&w)),
-            };
-            let dn = NoiseGrad {
-                value: n.value,
-                d: [g[0], g[1], g[2], 0.0],
-            };
-            let hd = if weighting != 0.0 {
-                let h = octave_hessian(dims, local, |l| grad(&point(o, l)).d);
-                // d local / d p_b: the frequency on axis b plus the warp's Jacobian.
-                let along = |b: usize, jd: [f32; 4]| -> [f32; 4] {
-                    std::array::from_fn(|a| {
-                        let f = if a == b { o.freq[b] } else { 0.0 };
-                        f + o.warp[a] * jd[a]
-                    })
-                };
-                let j = match &map_j {
-                    Some(m) => mapped_local_jacobian(o.step, o.warp, m, &[w.dx, w.dy, w.dz]),
-                    None => [along(0, w.dx), along(1, w.dy), along(2, w.dz), [0.0; 4]],
-                };
-                hessian_along(&h, &j)
-            } else {
-                [[0.0; 4]; 4]
-            };
-            s = multifractal_octave_grad(s, dn, n.d, &hd, o.amp, kind, offset, weighting);
-        }
-        let t = [s.sum.value, s.sum.d[0], s.sum.d[1], s.sum.d[2]];
-        *texel = t.map(|v| v * norm);
-    });
+    out.par_chunks_mut(width).enumerate().for_each_init(
+        || (PixelLanes::default(), Vec::new(), Vec::new(), Vec::new()),
+        |(lanes, states, warps, d), (row, line)| {
+            let n = line.len();
+            let at = row * width;
+            warps.clear();
+            warps.extend((0..n).map(|i| {
+                let mut w = Displaced::default();
+                for (a, field) in displace.iter().enumerate() {
+                    let [v, dx, dy, dz] = field[at + i];
+                    w.d[a] = v;
+                    w.dx[a] = dx;
+                    w.dy[a] = dy;
+                    w.dz[a] = dz;
+                }
+                w
+            }));
+            // The row's displacement per warped axis, as `split_row` adds it.
+            d.clear();
+            d.resize(displace.len(), Vec::new());
+            for (a, axis) in d.iter_mut().enumerate() {
+                axis.extend(warps.iter().map(|w: &Displaced| w.d[a]));
+            }
+            let d: Vec<&[f32]> = d.iter().map(Vec::as_slice).collect();
+            states.clear();
+            states.resize(n, MultifractalGrad::START);
+            for k in 0..count {
+                let o = &u.octaves[k as usize];
+                split_row(positions, o, k, row_yz(row, height), n, &d, lanes);
+                for (i, s) in states.iter_mut().enumerate() {
+                    let w = &warps[i];
+                    let local = local_of(lanes, i);
+                    let nv = grad(&point(o, lanes, i, local));
+                    // A mapped stage's d s / d p at the pixel, for the chain rule through the map.
+                    let map_j = mapped.then(|| {
+                        let [j0, j1, j2, _] = lanes.map.jacobian[i];
+                        [j0, j1, j2]
+                    });
+                    let g = match &map_j {
+                        Some(j) => mapped_octave_gradient(nv.d, o, j, warped.then_some(w)),
+                        None => octave_gradient(nv.d, o, warped.then_some(w)),
+                    };
+                    let dn = NoiseGrad {
+                        value: nv.value,
+                        d: [g[0], g[1], g[2], 0.0],
+                    };
+                    let hd = if weighting != 0.0 {
+                        let h = octave_hessian(dims, local, |l| grad(&point(o, lanes, i, l)).d);
+                        // d local / d p_b: the frequency on axis b plus the warp's Jacobian.
+                        let along = |b: usize, jd: [f32; 4]| -> [f32; 4] {
+                            std::array::from_fn(|a| {
+                                let f = if a == b { o.freq[b] } else { 0.0 };
+                                f + o.warp[a] * jd[a]
+                            })
+                        };
+                        let j = match &map_j {
+                            Some(m) => {
+                                mapped_local_jacobian(o.step, o.warp, m, &[w.dx, w.dy, w.dz])
+                            }
+                            None => [along(0, w.dx), along(1, w.dy), along(2, w.dz), [0.0; 4]],
+                        };
+                        hessian_along(&h, &j)
+                    } else {
+                        [[0.0; 4]; 4]
+                    };
+                    *s =
+                        multifractal_octave_grad(*s, dn, nv.d, &hd, o.amp, kind, offset, weighting);
+                }
+            }
+            for (texel, s) in line.iter_mut().zip(states.iter()) {
+                let t = [s.sum.value, s.sum.d[0], s.sum.d[1], s.sum.d[2]];
+                *texel = t.map(|v| v * norm);
+            }
+        },
+    );
 }

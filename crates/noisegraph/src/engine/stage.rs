@@ -1,18 +1,21 @@
 //! The CPU executor of a stage. Twin of `shaders/stage.wgsl` (the octave loop, remap, warp
 //! and store, in value and gradient form) and of the combine entry point in
-//! `shaders/combine.wgsl`.
+//! `shaders/combine.wgsl`, except for where a pixel sits: here each pixel's f64 position is
+//! split per octave as a point query splits a point (`crate::graph::position`), where the
+//! kernel adds `pixel x step` in f32 to the origin's split.
 
 use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
+use crate::graph::position::{add_displacement, PixelLanes, StagePositions};
 use crate::graph::{CombineUniform, OctaveUniform, StageUniform};
 use crate::twin::combine::combine_grad_op;
 use crate::twin::lib::curve::{curve_grad, curve_value};
 use crate::twin::lib::ops::combine_op;
 use crate::twin::sample::{
     GradPointsSampler, GradRowSampler, GradSamples, NoiseGrad, PointsSampler, RowSampler,
-    SamplePoint, SamplePoints, SampleRow, Sampler,
+    SamplePoints, Sampler,
 };
 
 use crate::twin::lib::ops::{self, fractal_remap_slope};
@@ -112,6 +115,8 @@ pub enum DisplaceInput<'a> {
     Inline {
         /// Uniforms of the inlined generator stage.
         uniform: &'a StageUniform,
+        /// The exact positions of the inlined chain over the view.
+        positions: &'a StagePositions,
         /// The family sampler the inlined stage evaluates.
         sample: &'a Sampler,
         /// Its row sampler, when the family has one: then a row of displacement at a time.
@@ -119,44 +124,13 @@ pub enum DisplaceInput<'a> {
     },
 }
 
-/// Octaves `first..first + count` of a stage at pixel position `pix`, displaced by `d` when
-/// the stage has a warp (`None` otherwise: no `0 * warp` term), added to `sum` (twin of
-/// `octave_sum` / `octave_term` and of the generated `octave_local`). Both the stage loop and inline chains run this, so a fused
-/// chain gives the value its own stage would have written.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn octave_sum(
-    u: &StageUniform,
-    sample: &Sampler,
-    pix: [f32; 4],
-    d: Option<[f32; 4]>,
-    first: u32,
-    count: u32,
-    mut sum: f32,
-) -> f32 {
-    let kind = u.mode[0];
-    for k in first..first + count {
-        let o = &u.octaves[k as usize];
-        let local: [f32; 4] = match d {
-            Some(d) => std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a] + d[a] * o.warp[a]),
-            None => std::array::from_fn(|a| o.local[a] + pix[a] * o.step[a]),
-        };
-        let n = sample(&SamplePoint {
-            cell: o.cell,
-            local,
-            seed: o.seed,
-            period: o.period,
-        });
-        sum += o.amp * fractal_remap(n, kind);
-    }
-    sum
-}
-
-/// The full value of an undisplaced generator chain at pixel position `pix`: every octave
-/// in one pass, then the normalization.
-#[inline(always)]
-fn inline_value(u: &StageUniform, sample: &Sampler, pix: [f32; 4]) -> f32 {
-    octave_sum(u, sample, pix, None, 0, u.size[3], 0.0) * u.scalars[0]
+/// The samplers of a generator chain: along rows (unwarped stages on a separable lattice), at
+/// given points, and one sample at a time.
+#[derive(Clone, Copy)]
+struct ChainSamplers<'a> {
+    sample: &'a Sampler,
+    rows: Option<&'a RowSampler>,
+    points: Option<&'a PointsSampler>,
 }
 
 /// Samples per piece of a row on the row samplers' path: 2 KiB, so that the copy of one piece
@@ -191,13 +165,25 @@ fn fill_rows<S: Send>(
     );
 }
 
+/// A thread's scratch rows: family samples, displacement per warped axis, split positions.
+#[derive(Default)]
+struct Scratch {
+    noise: Vec<f32>,
+    displacement: Vec<Vec<f32>>,
+    lanes: PixelLanes,
+}
+
 /// Runs one pass of a generate stage into `out` (width x height x depth, x fastest), writing
-/// every sample of it (fresh memory is fine: `out` is never read). `displace` holds the warp's
-/// displacement inputs (none, or one per warped axis) and `acc` the partial sum of earlier
-/// octave passes. `rows`, the family's row sampler when it has one, takes over the sampling of
-/// unwarped stages (the same numbers, several samples per call).
+/// every sample of it (fresh memory is fine: `out` is never read). Each pixel sits at its
+/// exact position (`positions`, split per octave in f64 as a point query splits a point, see
+/// `crate::graph::position`). `displace` holds the warp's displacement inputs (none, or one
+/// per warped axis) and `acc` the partial sum of earlier octave passes. `rows`, the family's
+/// row sampler when it has one, samples unwarped stages on a separable lattice, `points` (else
+/// `sample`, one by one) the others: the same numbers either way.
+#[allow(clippy::too_many_arguments)]
 pub fn run_generate(
     u: &StageUniform,
+    positions: &StagePositions,
     sample: &Sampler,
     rows: Option<&RowSampler>,
     points: Option<&PointsSampler>,
@@ -205,9 +191,6 @@ pub fn run_generate(
     acc: Option<&[f32]>,
     out: &mut [MaybeUninit<f32>],
 ) {
-    if u.mapping.is_mapped() {
-        return super::mapped::run_generate_mapped(u, sample, points, displace, acc, out);
-    }
     let [width, height, _depth, count] = u.size;
     let [_, first, finalize, _] = u.mode;
     // A pass has at least one octave (the graph's octaves are 1 or more), whose start writes
@@ -215,117 +198,74 @@ pub fn run_generate(
     debug_assert!(count >= 1);
     let width = width as usize;
     let norm = u.scalars[0];
-    let [ox, oy, oz, _] = u.pixel_offset;
-    // Pixel indices offset in integers, then converted: a tile's pixel gets exactly the f32
-    // coordinate the same pixel has in the whole view.
-    let pix_yz = |row: usize| {
-        let y = ((row % height as usize) as u32 + oy) as f32;
-        let z = ((row / height as usize) as u32 + oz) as f32;
-        [y, z]
+    let row_yz = |row: usize| [row % height as usize, row / height as usize];
+    let samplers = ChainSamplers {
+        sample,
+        rows,
+        points,
     };
-    if let (Some(rows), true) = (rows, displace.is_empty()) {
-        fill_rows(
-            out,
-            width,
-            ROW_PIECE,
-            Vec::new,
-            |noise, row, start, line| {
-                let at = row * width + start;
-                let sum = RowSum {
-                    octaves: first..first + count,
-                    partial: acc.map(|a| &a[at..at + line.len()]),
-                    norm: (finalize != 0).then_some(norm),
-                };
-                // Pixel `ox + start + i`, the integer the whole row gives sample `start + i`.
-                let first_x = ox.wrapping_add(start as u32);
-                add_octave_rows(u, rows, first_x, pix_yz(row), sum, line, noise);
-            },
-        );
-        return;
-    }
-    /// A thread's scratch rows: family samples, displacement per warped axis, positions.
-    #[derive(Default)]
-    struct Scratch {
-        noise: Vec<f32>,
-        displacement: Vec<Vec<f32>>,
-        local: [Vec<f32>; 4],
-        pix_x: Vec<f32>,
-    }
+    // Unwarped rows on the row samplers' path go in pieces (see ROW_PIECE).
+    let piece = if displace.is_empty() && rows.is_some() && positions.separable() {
+        ROW_PIECE
+    } else {
+        width
+    };
     fill_rows(
         out,
         width,
-        width,
+        piece,
         Scratch::default,
-        |scratch, row, _, line| {
+        |scratch, row, start, line| {
             let Scratch {
                 noise,
                 displacement,
-                local,
-                pix_x,
+                lanes,
             } = scratch;
-            let [y, z] = pix_yz(row);
-            let pix = |x: usize| [(x as u32 + ox) as f32, y, z, 0.0];
-            // The row's displacement on each warped axis: from its field, or its fused chain
-            // (a whole row at once through the chain's row sampler, else pixel by pixel).
+            let yz = row_yz(row);
+            let xs = start..start + line.len();
+            // The row's displacement on each warped axis: from its field, or its fused chain.
             displacement.resize(displace.len(), Vec::new());
             for (input, values) in displace.iter().zip(displacement.iter_mut()) {
                 values.clear();
                 match input {
-                    DisplaceInput::Field(field) => {
-                        values.extend_from_slice(&field[row * width..(row + 1) * width])
-                    }
+                    DisplaceInput::Field(field) => values
+                        .extend_from_slice(&field[row * width + xs.start..row * width + xs.end]),
                     DisplaceInput::Inline {
                         uniform,
-                        rows: Some(rows),
-                        ..
+                        positions,
+                        sample,
+                        rows,
                     } => {
                         values.resize(line.len(), 0.0);
+                        let chain = ChainSamplers {
+                            sample,
+                            rows: *rows,
+                            points: None,
+                        };
                         let sum = RowSum {
                             octaves: 0..uniform.size[3],
                             partial: None,
                             norm: Some(uniform.scalars[0]),
                         };
-                        add_octave_rows(uniform, rows, ox, [y, z], sum, values, noise);
+                        let at = RowAt { yz, xs: xs.clone() };
+                        add_octaves(
+                            uniform, positions, chain, &at, None, sum, values, noise, lanes,
+                        );
                     }
-                    DisplaceInput::Inline {
-                        uniform,
-                        sample,
-                        rows: None,
-                    } => values
-                        .extend((0..line.len()).map(|x| inline_value(uniform, sample, pix(x)))),
                 }
             }
-            let Some(points) = points else {
-                for (x, value) in line.iter_mut().enumerate() {
-                    let mut d = [0.0f32; 4];
-                    for (axis, values) in displacement.iter().enumerate() {
-                        d[axis] = values[x];
-                    }
-                    let acc = acc.map_or(0.0, |a| a[row * width + x]);
-                    let d = (!displace.is_empty()).then_some(d);
-                    let mut sum = octave_sum(u, sample, pix(x), d, first, count, acc);
-                    if finalize != 0 {
-                        sum *= norm;
-                    }
-                    *value = sum;
-                }
-                return;
-            };
-            pix_x.clear();
-            pix_x.extend((0..line.len()).map(|x| pix(x)[0]));
             let values: Vec<&[f32]> = displacement.iter().map(Vec::as_slice).collect();
             let warped = (!displace.is_empty()).then_some(values.as_slice());
-            let at = RowPixels {
-                x: pix_x,
-                yz: [y, z],
-                displacement: warped,
-            };
+            let at = row * width;
             let sum = RowSum {
                 octaves: first..first + count,
-                partial: acc.map(|a| &a[row * width..(row + 1) * width]),
+                partial: acc.map(|a| &a[at + xs.start..at + xs.end]),
                 norm: (finalize != 0).then_some(norm),
             };
-            add_octave_points(u, points, &at, sum, line, noise, local);
+            let here = RowAt { yz, xs };
+            add_octaves(
+                u, positions, samplers, &here, warped, sum, line, noise, lanes,
+            );
         },
     );
 }
@@ -339,104 +279,68 @@ struct RowSum<'a> {
     norm: Option<f32>,
 }
 
-/// The pixels of one row of a stage: their x coordinates, their y and z, and the
-/// displacement of each warped axis (`None` for an unwarped stage).
-struct RowPixels<'a> {
-    x: &'a [f32],
-    yz: [f32; 2],
-    displacement: Option<&'a [&'a [f32]]>,
+/// Pixels of one row of a run: the row's y and z, and the range of its x.
+struct RowAt {
+    yz: [usize; 2],
+    xs: std::ops::Range<usize>,
 }
 
-/// The positions of octave `o` at the `n` pixels `at`, axis by axis, into `local`:
-/// `o.local + pix * o.step + d * o.warp`, as `octave_sum` computes it, with no warp term in an
-/// unwarped stage and a displacement of 0 on axes a warp leaves.
-fn octave_positions(o: &OctaveUniform, at: &RowPixels, n: usize, local: &mut [Vec<f32>; 4]) {
-    for (a, positions) in local.iter_mut().enumerate() {
-        positions.clear();
-        let warp = at.displacement.map(|d| d.get(a));
-        if a == 0 {
-            let along = at.x.iter().map(|&px| o.local[0] + px * o.step[0]);
-            match warp {
-                None => positions.extend(along),
-                Some(None) => positions.extend(along.map(|v| v + 0.0 * o.warp[0])),
-                Some(Some(d)) => positions.extend(along.zip(*d).map(|(v, &d)| v + d * o.warp[0])),
-            }
-        } else {
-            let v = o.local[a] + [0.0, at.yz[0], at.yz[1], 0.0][a] * o.step[a];
-            match warp {
-                None => positions.resize(n, v),
-                Some(None) => positions.resize(n, v + 0.0 * o.warp[a]),
-                Some(Some(d)) => positions.extend(d.iter().map(|&d| v + d * o.warp[a])),
-            }
-        }
+/// Octave `k` of stage `u` at the pixels `at` into `noise`: the family's samples at each
+/// pixel's exact position, plus `d * warp` in a warped stage (`displacement`, one slice per
+/// warped axis). Unwarped rows on a separable lattice go through the row sampler.
+#[allow(clippy::too_many_arguments)]
+fn octave_noise(
+    u: &StageUniform,
+    k: u32,
+    positions: &StagePositions,
+    samplers: ChainSamplers,
+    at: &RowAt,
+    displacement: Option<&[&[f32]]>,
+    noise: &mut [f32],
+    lanes: &mut PixelLanes,
+) {
+    let o = &u.octaves[k as usize];
+    if let (Some(rows), None, true) = (samplers.rows, displacement, positions.separable()) {
+        rows(&positions.sample_row(o, k, at.yz, at.xs.clone()), noise);
+        return;
     }
-}
-
-/// The row of octave `o` for the pixels of one row of an unwarped stage (pixel y and z
-/// `pix_yz`, first pixel x `first_x`): the stage's `o.local + pix * o.step`, per axis.
-pub(crate) fn octave_row(o: &OctaveUniform, first_x: u32, [pix_y, pix_z]: [f32; 2]) -> SampleRow {
-    SampleRow {
-        cell: o.cell,
-        local: [
-            o.local[0],
-            o.local[1] + pix_y * o.step[1],
-            o.local[2] + pix_z * o.step[2],
-            o.local[3] + 0.0 * o.step[3],
-        ],
-        step_x: o.step[0],
-        first_x,
+    positions.split_pixels(k, at.yz, at.xs.clone(), lanes);
+    if let Some(d) = displacement {
+        add_displacement(&mut lanes.local, d, o.warp);
+    }
+    let pts = SamplePoints {
+        cell: [0; 4],
+        cells: Some(lanes.cells.each_ref().map(Vec::as_slice)),
+        local: lanes.local.each_ref().map(Vec::as_slice),
         seed: o.seed,
         period: o.period,
+    };
+    match samplers.points {
+        Some(points) => points(&pts, noise),
+        None => pts.fill_pointwise(noise, |p| (samplers.sample)(p)),
     }
 }
 
-/// Writes the octaves of `sum` of stage `u` at the pixels `at` into `line` through the
-/// family's points sampler: per octave `octave_sum`'s positions, axis by axis, then `line[i]
-/// += amp * fractal_remap(n)`, as `octave_sum` adds them per pixel. `noise` and `local` are
-/// scratch.
-fn add_octave_points(
+/// Writes the octaves of `sum` of stage `u` at the pixels `at` into `line`: per octave the
+/// family's samples ([`octave_noise`]), then `line[i] += amp * fractal_remap(n)`. Both a
+/// stage's rows and fused chains run this, so a fused chain gives the value its own stage
+/// would have written. `noise` and `lanes` are scratch.
+#[allow(clippy::too_many_arguments)]
+fn add_octaves(
     u: &StageUniform,
-    points: &PointsSampler,
-    at: &RowPixels,
+    positions: &StagePositions,
+    samplers: ChainSamplers,
+    at: &RowAt,
+    displacement: Option<&[&[f32]]>,
     sum: RowSum,
     line: &mut [f32],
     noise: &mut Vec<f32>,
-    local: &mut [Vec<f32>; 4],
+    lanes: &mut PixelLanes,
 ) {
     noise.resize(line.len(), 0.0);
     for k in sum.octaves.clone() {
         let o = &u.octaves[k as usize];
-        octave_positions(o, at, line.len(), local);
-        let row = SamplePoints {
-            cell: o.cell,
-            cells: None,
-            local: [&local[0], &local[1], &local[2], &local[3]],
-            seed: o.seed,
-            period: o.period,
-        };
-        points(&row, noise);
-        let (base, norm) = octave_ends(k, &sum.octaves, sum.partial, sum.norm);
-        add_octave(line, base, noise, o.amp, u.mode[0], norm);
-    }
-}
-
-/// Writes the octaves of `sum` of the unwarped stage `u` along one row (pixel y and z
-/// `pix_yz`, first pixel x `first_x`) into `line`, through the family's row sampler:
-/// `line[i] += amp * fractal_remap(n)` per octave, as `octave_sum` adds them per pixel.
-/// `noise` is scratch.
-fn add_octave_rows(
-    u: &StageUniform,
-    rows: &RowSampler,
-    first_x: u32,
-    pix_yz: [f32; 2],
-    sum: RowSum,
-    line: &mut [f32],
-    noise: &mut Vec<f32>,
-) {
-    noise.resize(line.len(), 0.0);
-    for k in sum.octaves.clone() {
-        let o = &u.octaves[k as usize];
-        rows(&octave_row(o, first_x, pix_yz), noise);
+        octave_noise(u, k, positions, samplers, at, displacement, noise, lanes);
         let (base, norm) = octave_ends(k, &sum.octaves, sum.partial, sum.norm);
         add_octave(line, base, noise, o.amp, u.mode[0], norm);
     }
@@ -526,16 +430,19 @@ pub enum DisplaceGradInput<'a> {
     Inline {
         /// Uniforms of the inlined generator stage.
         uniform: &'a StageUniform,
-        /// Its family's gradient row sampler.
-        rows: &'a GradRowSampler,
+        /// The exact positions of the inlined chain over the view.
+        positions: &'a StagePositions,
+        /// Its family's gradient samplers.
+        samplers: GradSamplers<'a>,
     },
 }
 
-/// The family samplers a stage in gradient form runs with: along rows (unwarped stages and
-/// inline chains) and at given points (warped stages). Families without vectorized ones get
-/// their point gradient sampler wrapped (see `engine`).
+/// The family samplers a stage in gradient form runs with: along rows (unwarped stages on a
+/// separable lattice, and inline chains there) and at given points (the others). Families
+/// without vectorized ones get their point gradient sampler wrapped (see `engine`).
+#[derive(Clone, Copy)]
 pub struct GradSamplers<'a> {
-    /// Rows of evenly spaced samples.
+    /// Rows of samples.
     pub rows: &'a GradRowSampler,
     /// Samples at given positions.
     pub points: &'a GradPointsSampler,
@@ -551,34 +458,29 @@ struct GradScratch {
     /// Per source axis, the displacement and its derivatives along x, y, z (in `d[0..3]`);
     /// zero on the axes a warp leaves.
     displaced: [GradSamples; 4],
-    /// Positions per axis, and the pixels' x.
-    local: [Vec<f32>; 4],
-    pix_x: Vec<f32>,
+    /// Split positions.
+    lanes: PixelLanes,
 }
 
 /// Runs one pass of a generate stage in gradient form into `out` (width x height x depth
 /// `[value, d/dx, d/dy, d/dz]`, x fastest): the twin of `run_generate` and of the gradient
-/// form of the stage template. `acc` holds the partial sums of earlier octave passes.
+/// form of the stage template, at the same exact positions. `acc` holds the partial sums of
+/// earlier octave passes.
 pub fn run_generate_grad(
     u: &StageUniform,
+    positions: &StagePositions,
     samplers: GradSamplers,
     displace: &[DisplaceGradInput],
     acc: Option<&[[f32; 4]]>,
     out: &mut [[f32; 4]],
 ) {
     if u.mapping.is_mapped() {
-        return super::mapped::run_generate_grad_mapped(u, samplers, displace, acc, out);
+        return super::mapped::run_generate_grad_mapped(u, positions, samplers, displace, acc, out);
     }
     let [width, height, _depth, count] = u.size;
     let [_, first, finalize, _] = u.mode;
     let width = width as usize;
     let norm = u.scalars[0];
-    let [ox, oy, oz, _] = u.pixel_offset;
-    let pix_yz = |row: usize| {
-        let y = ((row % height as usize) as u32 + oy) as f32;
-        let z = ((row / height as usize) as u32 + oz) as f32;
-        [y, z]
-    };
     out.par_chunks_mut(width).enumerate().for_each_init(
         GradScratch::default,
         |scratch, (row, line)| {
@@ -587,10 +489,12 @@ pub fn run_generate_grad(
                 sum,
                 noise,
                 displaced,
-                local,
-                pix_x,
+                lanes,
             } = scratch;
-            let yz = pix_yz(row);
+            let at = RowAt {
+                yz: [row % height as usize, row / height as usize],
+                xs: 0..n,
+            };
             sum.resize(n);
             match acc {
                 Some(a) => {
@@ -608,7 +512,9 @@ pub fn run_generate_grad(
             }
             let octaves = first..first + count;
             if displace.is_empty() {
-                add_octave_grad_rows(u, samplers.rows, ox, yz, octaves, sum, noise);
+                add_octaves_grad(
+                    u, positions, samplers, &at, None, octaves, sum, noise, lanes,
+                );
             } else {
                 for (a, axis) in displaced.iter_mut().enumerate() {
                     axis.resize(n);
@@ -625,11 +531,18 @@ pub fn run_generate_grad(
                                 }
                             }
                         }
-                        Some(DisplaceGradInput::Inline { uniform, rows }) => {
+                        Some(DisplaceGradInput::Inline {
+                            uniform,
+                            positions,
+                            samplers,
+                        }) => {
                             axis.value.fill(0.0);
                             axis.d.iter_mut().for_each(|d| d.fill(0.0));
                             let chain = 0..uniform.size[3];
-                            add_octave_grad_rows(uniform, rows, ox, yz, chain, axis, noise);
+                            let s = *samplers;
+                            add_octaves_grad(
+                                uniform, positions, s, &at, None, chain, axis, noise, lanes,
+                            );
                             let k = uniform.scalars[0];
                             axis.value.iter_mut().for_each(|v| *v *= k);
                             for d in &mut axis.d[..3] {
@@ -638,31 +551,10 @@ pub fn run_generate_grad(
                         }
                     }
                 }
-                pix_x.clear();
-                pix_x.extend((0..n).map(|x| (x as u32 + ox) as f32));
-                let values: Vec<&[f32]> = displaced[..displace.len()]
-                    .iter()
-                    .map(|d| d.value.as_slice())
-                    .collect();
-                let at = RowPixels {
-                    x: pix_x,
-                    yz,
-                    displacement: Some(&values),
-                };
-                for k in octaves {
-                    let o = &u.octaves[k as usize];
-                    octave_positions(o, &at, n, local);
-                    let pts = SamplePoints {
-                        cell: o.cell,
-                        cells: None,
-                        local: [&local[0], &local[1], &local[2], &local[3]],
-                        seed: o.seed,
-                        period: o.period,
-                    };
-                    noise.resize(n);
-                    (samplers.points)(&pts, noise);
-                    add_octave_grad(o, u.mode[0], noise, Some(displaced), sum);
-                }
+                let warped = Some(&*displaced);
+                add_octaves_grad(
+                    u, positions, samplers, &at, warped, octaves, sum, noise, lanes,
+                );
             }
             let scale = if finalize != 0 { norm } else { 1.0 };
             for (i, texel) in line.iter_mut().enumerate() {
@@ -675,22 +567,46 @@ pub fn run_generate_grad(
     );
 }
 
-/// Adds `octaves` of the unwarped stage `u` along one row (see [`add_octave_rows`]) to the
-/// gradient sums `sum` through the family's gradient row sampler. `noise` is scratch.
-fn add_octave_grad_rows(
+/// Adds `octaves` of stage `u` at the pixels `at` to the gradient sums `sum`: per octave the
+/// family's gradient samples at each pixel's exact position (through the row sampler for
+/// unwarped rows on a separable lattice, else at points, plus `d * warp` in a warp whose
+/// displacements and their gradients are `displaced`), then the chain rule. `noise` and
+/// `lanes` are scratch.
+#[allow(clippy::too_many_arguments)]
+fn add_octaves_grad(
     u: &StageUniform,
-    rows: &GradRowSampler,
-    first_x: u32,
-    pix_yz: [f32; 2],
+    positions: &StagePositions,
+    samplers: GradSamplers,
+    at: &RowAt,
+    displaced: Option<&[GradSamples; 4]>,
     octaves: std::ops::Range<u32>,
     sum: &mut GradSamples,
     noise: &mut GradSamples,
+    lanes: &mut PixelLanes,
 ) {
     noise.resize(sum.len());
+    // Every axis's displacement: 0 on the axes a warp leaves, whose `0 * warp` term is the
+    // one `add_displacement` adds there.
+    let warps = displaced.map(|d| d.iter().map(|a| a.value.as_slice()).collect::<Vec<_>>());
     for k in octaves {
         let o = &u.octaves[k as usize];
-        rows(&octave_row(o, first_x, pix_yz), noise);
-        add_octave_grad(o, u.mode[0], noise, None, sum);
+        if let (None, true) = (displaced, positions.separable()) {
+            (samplers.rows)(&positions.sample_row(o, k, at.yz, at.xs.clone()), noise);
+        } else {
+            positions.split_pixels(k, at.yz, at.xs.clone(), lanes);
+            if let Some(d) = &warps {
+                add_displacement(&mut lanes.local, d, o.warp);
+            }
+            let pts = SamplePoints {
+                cell: [0; 4],
+                cells: Some(lanes.cells.each_ref().map(Vec::as_slice)),
+                local: lanes.local.each_ref().map(Vec::as_slice),
+                seed: o.seed,
+                period: o.period,
+            };
+            (samplers.points)(&pts, noise);
+        }
+        add_octave_grad(o, u.mode[0], noise, displaced, sum);
     }
 }
 
@@ -873,6 +789,7 @@ mod tests {
                 .cpu_row_sampler(2, params, base.family)
                 .unwrap();
             let len = view.pixel_count() as usize;
+            let positions = StagePositions::new(stage, &view);
             let run = |rows: Option<&RowSampler>| {
                 let mut partial: Option<Vec<f32>> = None;
                 for (first, count, last) in [(0, 2, 0), (2, 1, 1)] {
@@ -881,7 +798,8 @@ mod tests {
                     u.mode[1] = first;
                     u.mode[2] = last;
                     let mut out = vec![MaybeUninit::new(f32::NAN); len];
-                    run_generate(&u, &sampler, rows, None, &[], partial.as_deref(), &mut out);
+                    let acc = partial.as_deref();
+                    run_generate(&u, &positions, &sampler, rows, None, &[], acc, &mut out);
                     // SAFETY: every element was initialized above (and written again).
                     partial = Some(out.iter().map(|v| unsafe { v.assume_init() }).collect());
                 }

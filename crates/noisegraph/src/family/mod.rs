@@ -378,15 +378,22 @@ pub fn split_cubic(dims: u32, p: [f64; 4], period: [i32; 4]) -> ([i32; 4], [f32;
     let mut cell = [0i32; 4];
     let mut local = [0f32; 4];
     for k in 0..dims as usize {
-        let fl = p[k].floor();
-        local[k] = (p[k] - fl) as f32;
-        cell[k] = if period[k] > 0 {
-            fl.rem_euclid(period[k] as f64) as i32
-        } else {
-            wrap_to_i32(fl)
-        };
+        (cell[k], local[k]) = split_cubic_axis(p[k], period[k]);
     }
     (cell, local)
+}
+
+/// One axis of [`split_cubic`]: a cubic lattice splits each axis on its own, so a view's
+/// columns split once for all its rows.
+#[inline(always)]
+pub fn split_cubic_axis(p: f64, period: i32) -> (i32, f32) {
+    let fl = p.floor();
+    let cell = if period > 0 {
+        fl.rem_euclid(period as f64) as i32
+    } else {
+        wrap_to_i32(fl)
+    };
+    (cell, (p - fl) as f32)
 }
 
 /// Splits on a skewed simplex lattice: the cell is the floor of the skewed position, and

@@ -4,6 +4,7 @@
 
 use crate::family::{Family, FamilyParams};
 use crate::field::FieldForm;
+use crate::graph::position::PositionTable;
 use crate::graph::{Displacement, GenerateStage, OctaveUniform, StageUniform};
 
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
@@ -78,6 +79,8 @@ pub const BINDING_DISPLACE: u32 = 3;
 pub const BINDING_AUX: u32 = 7;
 /// The uniforms of the inline displacement chain of axis 0; the other axes follow (up to 4).
 pub const BINDING_INLINE: u32 = 8;
+/// Binding of a generate stage's position tables (`crate::graph::position::PositionTable`).
+pub const BINDING_POSITIONS: u32 = 12;
 /// The first input field of a point-wise stage; the others follow.
 pub const BINDING_INPUTS: u32 = 2;
 
@@ -207,24 +210,33 @@ fn inline_chain(
              (o.amp * fractal_remap_slope(n.value, {kind}u)) * (n.d.xyz * o.freq.xyz))"
         ),
     };
+    let at = if PositionTable::has_table(chain) {
+        format!(
+            "table_position{}({u}.mode.w, {u}.size, k, p)",
+            chain.dims().max(2)
+        )
+    } else {
+        "OctavePosition(o.cell, o.local + pix * o.step)".to_string()
+    };
     s.push_str(&format!(
         "fn inline_field{axis}(p: vec3<u32>) -> {sample} {{\n\
          \x20   let pix = vec4<f32>(vec3<f32>(p + {u}.pixel_offset.xyz), 0.0);\n\
-         \x20   return inline_sum{axis}(pix) * {u}.scalars.x;\n\
+         \x20   return inline_sum{axis}(p, pix) * {u}.scalars.x;\n\
          }}\n\
-         fn inline_term{axis}(o: Octave, pix: vec4<f32>) -> {sample} {{\n\
-         \x20   let n = sample_inline{axis}(o.cell, o.local + pix * o.step, o.seed, o.period);\n\
+         fn inline_term{axis}(o: Octave, k: u32, p: vec3<u32>, pix: vec4<f32>) -> {sample} {{\n\
+         \x20   let at = {at};\n\
+         \x20   let n = sample_inline{axis}(at.cell, at.local, o.seed, o.period);\n\
          \x20   return {term};\n\
          }}\n"
     ));
     s.push_str(&unrolled_octave_sum(
-        &format!("inline_sum{axis}(pix: vec4<f32>)"),
+        &format!("inline_sum{axis}(p: vec3<u32>, pix: vec4<f32>)"),
         sample,
         &format!("{sample}(0.0)"),
         0..count,
         |k| {
             let octave = octave_expression(&format!("{u}.octaves[{k}]"), constants, k);
-            format!("inline_term{axis}({octave}, pix)")
+            format!("inline_term{axis}({octave}, {k}u, p, pix)")
         },
     ));
     Some(s)
@@ -427,6 +439,9 @@ pub fn generate_source_in(
     } else {
         ("vec4<f32>", "octave_term")
     };
+    s.push_str(&format!(
+        "@group(0) @binding({BINDING_POSITIONS}) var<storage, read> positions: array<vec2<u32>>;\n"
+    ));
     let octave_of = |k: u32| {
         octave_expression(
             &format!("params.octaves[{k}]"),
@@ -453,11 +468,11 @@ pub fn generate_source_in(
         ));
     } else {
         s.push_str(&unrolled_octave_sum(
-            &format!("octave_sum(pix: vec4<f32>, d: {displaced}, partial: {sample})"),
+            &format!("octave_sum(p: vec3<u32>, pix: vec4<f32>, d: {displaced}, partial: {sample})"),
             sample,
             "partial",
             pass.first..pass.first + pass.count,
-            |k| format!("{term}({}, pix, d)", octave_of(k)),
+            |k| format!("{term}({}, {k}u, p, pix, d)", octave_of(k)),
         ));
     }
     let partial_texel = if gradient { "" } else { ".x" };
@@ -501,10 +516,24 @@ pub fn generate_source_in(
     // Without a warp the displacement term is left out: 0 * warp does not fold away in IEEE
     // arithmetic, so it would cost a multiply and an add per axis and octave.
     let warped = !stage.displace.is_empty();
-    s.push_str(if warped {
-        "fn octave_local(local: vec4<f32>, pix: vec4<f32>, step: vec4<f32>, d: vec4<f32>, warp: vec4<f32>) -> vec4<f32> { return local + pix * step + d * warp; }\n"
-    } else {
-        "fn octave_local(local: vec4<f32>, pix: vec4<f32>, step: vec4<f32>, d: vec4<f32>, warp: vec4<f32>) -> vec4<f32> { return local + pix * step; }\n"
+    // A chain on a cubic lattice reads each pixel's split from its table (the CPU rows'
+    // numbers); the others add pixel x step to the origin's split.
+    let signature = "fn octave_at(o: Octave, k: u32, p: vec3<u32>, pix: vec4<f32>, d: vec4<f32>) -> OctavePosition";
+    let table = format!(
+        "table_position{}(params.mode.w, params.size, k, p)",
+        stage.dims().max(2)
+    );
+    s.push_str(&match (PositionTable::has_table(stage), warped) {
+        (true, true) => format!(
+            "{signature} {{ let t = {table}; return OctavePosition(t.cell, t.local + d * o.warp); }}\n"
+        ),
+        (true, false) => format!("{signature} {{ return {table}; }}\n"),
+        (false, true) => format!(
+            "{signature} {{ return OctavePosition(o.cell, o.local + pix * o.step + d * o.warp); }}\n"
+        ),
+        (false, false) => format!(
+            "{signature} {{ return OctavePosition(o.cell, o.local + pix * o.step); }}\n"
+        ),
     });
     s.push_str(&crate::gpu::assemble_mapping::view_position(stage, form));
     if gradient && stage.mapping.is_some() {
@@ -572,10 +601,13 @@ fn multifractal_octave_sum(
         ("multifractal_start()", "multifractal_term")
     };
     let mut s = format!(
-        "fn octave_sum(pix: vec4<f32>, d: {displaced}, partial: {sample}) -> {sample} {{\n    var s = {start};\n"
+        "fn octave_sum(p: vec3<u32>, pix: vec4<f32>, d: {displaced}, partial: {sample}) -> {sample} {{\n    var s = {start};\n"
     );
     for k in octaves {
-        s.push_str(&format!("    s = {step}({}, pix, d, s);\n", octave(k)));
+        s.push_str(&format!(
+            "    s = {step}({}, {k}u, p, pix, d, s);\n",
+            octave(k)
+        ));
     }
     let result = if gradient {
         "vec4<f32>(s.sum.value, s.sum.d.xyz)"
@@ -586,15 +618,15 @@ fn multifractal_octave_sum(
     let kind = "FRACTAL_KIND, params.scalars.y, params.scalars.z";
     if !gradient {
         let noise = if weighted {
-            "let n = sample_family_grad(o.cell, local, o.seed, o.period);\n    \
+            "let n = sample_family_grad(at.cell, at.local, o.seed, o.period);\n    \
              return multifractal_octave(s, n.value, n.d"
         } else {
-            "let n = sample_family(o.cell, local, o.seed, o.period);\n    \
+            "let n = sample_family(at.cell, at.local, o.seed, o.period);\n    \
              return multifractal_octave(s, n, vec4<f32>(0.0)"
         };
         s.push_str(&format!(
-            "fn multifractal_term(o: Octave, pix: vec4<f32>, d: vec4<f32>, s: Multifractal) -> Multifractal {{\n    \
-             let local = octave_local(o.local, pix, o.step, d, o.warp);\n    \
+            "fn multifractal_term(o: Octave, k: u32, p: vec3<u32>, pix: vec4<f32>, d: vec4<f32>, s: Multifractal) -> Multifractal {{\n    \
+             let at = octave_at(o, k, p, pix, d);\n    \
              {noise}, o.amp, {kind});\n}}\n"
         ));
         return s;
@@ -617,14 +649,14 @@ fn multifractal_octave_sum(
              vec4<f32>(0.0, o.freq.y, 0.0, 0.0) + o.warp * w.dy, \
              vec4<f32>(0.0, 0.0, o.freq.z, 0.0) + o.warp * w.dz, vec4<f32>(0.0))"
         };
-        format!("octave_hessian(o.cell, local, o.seed, o.period) * {along}")
+        format!("octave_hessian(at.cell, at.local, o.seed, o.period) * {along}")
     } else {
         "mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0))".into()
     };
     s.push_str(&format!(
-        "fn multifractal_term_grad(o: Octave, pix: vec4<f32>, w: Displaced, s: MultifractalGrad) -> MultifractalGrad {{\n    \
-         let local = octave_local(o.local, pix, o.step, w.d, o.warp);\n    \
-         let n = sample_family_grad(o.cell, local, o.seed, o.period);\n    \
+        "fn multifractal_term_grad(o: Octave, k: u32, p: vec3<u32>, pix: vec4<f32>, w: Displaced, s: MultifractalGrad) -> MultifractalGrad {{\n    \
+         let at = octave_at(o, k, p, pix, w.d);\n    \
+         let n = sample_family_grad(at.cell, at.local, o.seed, o.period);\n    \
          let dn = NoiseGrad(n.value, vec4<f32>(octave_gradient(n.d, o, w), 0.0));\n    \
          return multifractal_octave_grad(s, dn, n.d, {hd}, o.amp, {kind});\n}}\n"
     ));

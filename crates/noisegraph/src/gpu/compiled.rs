@@ -15,6 +15,7 @@ use super::target::{on_device, TargetSpec, TargetView};
 use super::{GpuContext, RunOptions, Specialize};
 use crate::error::{Error, Result};
 use crate::field::{Field, FieldForm, GradientField};
+use crate::graph::position::PositionTable;
 use crate::graph::{
     gradient_refusal, Displacement, GenerateStage, NodeKind, NoiseGraph, Plan, Stage, StageKind,
     View,
@@ -791,6 +792,14 @@ impl CompiledGraph {
                 }
                 for ((_, buffer), (_, bytes)) in buffers.inline.iter().zip(&stage_uniforms.inline) {
                     queue.write_buffer(buffer, 0, bytes);
+                }
+            }
+            // The pixels' splits follow the origin and the frequencies (the view's size and
+            // the octave counts, and so the tables' sizes, are fixed).
+            for (stage, buffers) in self.plan.stages.iter().zip(&self.buffers) {
+                if let (StageKind::Generate(g), Some(buffer)) = (&stage.kind, &buffers.positions) {
+                    let table = PositionTable::new(g, &self.view);
+                    queue.write_buffer(buffer, 0, bytemuck::cast_slice(&table.data));
                 }
             }
             self.uniforms_dirty = false;

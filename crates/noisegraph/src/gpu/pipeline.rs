@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use super::assemble::{
     GenerateLayout, BINDING_AUX, BINDING_DISPLACE, BINDING_GRADIENT, BINDING_HEIGHT,
     BINDING_INLINE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS, BINDING_PARTIAL,
-    BINDING_PROBE_OUT, BINDING_PROBE_POINTS,
+    BINDING_POSITIONS, BINDING_PROBE_OUT, BINDING_PROBE_POINTS,
 };
 use crate::error::{Error, Result};
 use crate::field::FieldForm;
@@ -189,6 +189,7 @@ fn layout_entries(key: LayoutKey) -> Vec<wgpu::BindGroupLayoutEntry> {
             if g.aux {
                 entries.push(storage_entry(BINDING_AUX, true));
             }
+            entries.push(storage_entry(BINDING_POSITIONS, true));
         }
         LayoutKey::Combine { inputs, .. } => {
             for i in 0..inputs {

@@ -2,10 +2,11 @@
 //! without a device, so that a renderer can ask for them when it creates its own and the
 //! engine can name every limit that is short before anything is created.
 
-use super::assemble::{BINDING_AUX, BINDING_INLINE, WORKGROUP};
+use super::assemble::{BINDING_AUX, BINDING_INLINE, BINDING_POSITIONS, WORKGROUP};
 use super::stages::dispatch_size;
 use super::GpuContext;
 use crate::error::{Error, MissingLimit, Result};
+use crate::graph::position::PositionTable;
 use crate::graph::{Plan, StageKind, StageUniform, View};
 
 /// One limit and how much of it is needed, with the accessors of its `wgpu::Limits` field.
@@ -138,8 +139,11 @@ impl DeviceRequirements {
         let groups = dispatch_size(view);
         let mut sampled = 0u32;
         let mut uniform_buffers = 1u32;
+        // Every generate stage binds its position tables at the highest binding.
         let mut max_binding = BINDING_AUX;
         let mut aux_bytes = 0u64;
+        let mut generate = false;
+        let mut table_bytes = 0u64;
         for stage in &plan.stages {
             match &stage.kind {
                 StageKind::Generate(g) => {
@@ -154,6 +158,9 @@ impl DeviceRequirements {
                     if let Some(aux) = g.aux_data(plan.seed) {
                         aux_bytes = aux_bytes.max(aux.len() as u64 * 4);
                     }
+                    generate = true;
+                    max_binding = max_binding.max(BINDING_POSITIONS);
+                    table_bytes = table_bytes.max(PositionTable::bytes(g, view));
                 }
                 StageKind::Combine { inputs, .. } => sampled = sampled.max(inputs.len() as u32),
             }
@@ -167,13 +174,13 @@ impl DeviceRequirements {
             need!(max_sampled_textures_per_shader_stage, sampled),
             need!(
                 max_storage_buffers_per_shader_stage,
-                u32::from(aux_bytes > 0)
+                u32::from(aux_bytes > 0) + u32::from(generate)
             ),
             need!(
                 max_uniform_buffer_binding_size,
                 std::mem::size_of::<StageUniform>() as u64
             ),
-            need!(max_storage_buffer_binding_size, aux_bytes),
+            need!(max_storage_buffer_binding_size, aux_bytes.max(table_bytes)),
             need!(max_compute_workgroup_size_x, WORKGROUP[0]),
             need!(max_compute_workgroup_size_y, WORKGROUP[1]),
             need!(

@@ -10,7 +10,7 @@ use wgpu::util::DeviceExt;
 use super::assemble::{
     combine_source_in, generate_source_in, GenerateLayout, OctaveConstants, OctavePass,
     BINDING_AUX, BINDING_DISPLACE, BINDING_INLINE, BINDING_INPUTS, BINDING_OUT, BINDING_PARAMS,
-    BINDING_PARTIAL, WORKGROUP,
+    BINDING_PARTIAL, BINDING_POSITIONS, WORKGROUP,
 };
 use super::execute::SPECIALIZE_MIN_WORK;
 use super::pipeline::{CachedPipeline, LayoutKey};
@@ -18,6 +18,7 @@ use super::requirements::DeviceRequirements;
 use super::{GpuContext, Specialize};
 use crate::error::{Error, Result};
 use crate::field::FieldForm;
+use crate::graph::position::PositionTable;
 use crate::graph::{
     plan_gradient_refusal, CombineUniform, CurveUniform, GenerateStage, Plan, Stage, StageKind,
     StageUniform, View,
@@ -43,6 +44,8 @@ pub(crate) struct StageBuffers {
     /// The uniforms of each inline displacement chain: (axis, buffer).
     pub inline: Vec<(u32, wgpu::Buffer)>,
     pub aux: Option<wgpu::Buffer>,
+    /// A generate stage's position tables ([`PositionTable`]).
+    pub positions: Option<wgpu::Buffer>,
     pub partial: Option<wgpu::Texture>,
 }
 
@@ -64,7 +67,8 @@ pub(crate) fn pass_uniforms(
 ) -> Vec<Vec<u8>> {
     match &stage.kind {
         StageKind::Generate(g) => {
-            let base = g.uniforms(seed, view);
+            let mut base = g.uniforms(seed, view);
+            base.mode[3] = PositionTable::bases(g, view)[0].unwrap_or(0);
             let n = passes.len();
             passes
                 .iter()
@@ -102,13 +106,17 @@ pub(crate) fn pass_uniforms(
 /// chain's own stage would run with the same uniforms (every octave in one pass).
 pub(crate) fn inline_uniforms(stage: &Stage, seed: u32, view: &View) -> Vec<(u32, Vec<u8>)> {
     match &stage.kind {
-        StageKind::Generate(g) => g
-            .displace_inline()
-            .map(|(axis, _, chain)| {
-                let u: StageUniform = chain.uniforms(seed, view);
-                (axis as u32, bytemuck::bytes_of(&u).to_vec())
-            })
-            .collect(),
+        StageKind::Generate(g) => {
+            let bases = PositionTable::bases(g, view);
+            g.displace_inline()
+                .zip(&bases[1..])
+                .map(|((axis, _, chain), base)| {
+                    let mut u: StageUniform = chain.uniforms(seed, view);
+                    u.mode[3] = base.unwrap_or(0);
+                    (axis as u32, bytemuck::bytes_of(&u).to_vec())
+                })
+                .collect()
+        }
         StageKind::Combine { .. } => Vec::new(),
     }
 }
@@ -280,12 +288,23 @@ impl GpuContext {
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             })
         });
+        let positions = match &stage.kind {
+            StageKind::Generate(g) => Some(device.create_buffer_init(
+                &wgpu::util::BufferInitDescriptor {
+                    label: Some("noisegraph positions"),
+                    contents: bytemuck::cast_slice(&PositionTable::new(g, view).data),
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                },
+            )),
+            StageKind::Combine { .. } => None,
+        };
         let partial = (prepared.passes.len() > 1)
             .then(|| self.create_field_texture(view, "partial sum", prepared.form));
         StageBuffers {
             uniforms,
             inline,
             aux,
+            positions,
             partial,
         }
     }
@@ -361,6 +380,12 @@ impl GpuContext {
                         if let Some(b) = &buffers.aux {
                             entries.push(wgpu::BindGroupEntry {
                                 binding: BINDING_AUX,
+                                resource: b.as_entire_binding(),
+                            });
+                        }
+                        if let Some(b) = &buffers.positions {
+                            entries.push(wgpu::BindGroupEntry {
+                                binding: BINDING_POSITIONS,
                                 resource: b.as_entire_binding(),
                             });
                         }

@@ -9,6 +9,7 @@ mod mapping;
 pub mod mapping_schema;
 mod node;
 mod plan;
+pub mod position;
 pub mod schema;
 mod validate;
 pub(crate) mod walk;

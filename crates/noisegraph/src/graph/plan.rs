@@ -86,6 +86,15 @@ impl View {
             }),
         }
     }
+    /// The input-space coordinate of pixel `pixel` (counted in the whole view, fractions
+    /// allowed) on `axis`: `origin + (pixel * extent) / full_size`, in f64 and in this order.
+    /// The one pixel position: CPU bakes sample each pixel here (and split it per octave as a
+    /// point query splits a point), so `noisegraph sample` at these coordinates returns the
+    /// bake's pixels bit for bit.
+    #[inline(always)]
+    pub fn pixel_coordinate(&self, axis: usize, pixel: f64) -> f64 {
+        self.origin[axis] + (pixel * self.extent[axis]) / self.full_size()[axis] as f64
+    }
     /// The size that sets the per-pixel step: the whole view's, for a tile.
     pub fn full_size(&self) -> [u32; 3] {
         self.window.map_or(self.size, |w| w.full_size)
@@ -353,7 +362,13 @@ pub fn sample_base_axis(position: f64, offsets: [f64; 3]) -> f64 {
 /// family splits it into a lattice cell and a local offset.
 #[inline(always)]
 pub fn octave_position(base: [f64; 4], freq: [f64; 4], k: u32) -> [f64; 4] {
-    std::array::from_fn(|a| base[a] * freq[a] + OCTAVE_SHIFT[a] * k as f64)
+    std::array::from_fn(|a| octave_position_axis(base[a], freq[a], a, k))
+}
+
+/// Axis `a` of [`octave_position`].
+#[inline(always)]
+pub fn octave_position_axis(base: f64, freq: f64, a: usize, k: u32) -> f64 {
+    base * freq + OCTAVE_SHIFT[a] * k as f64
 }
 
 /// Octave passes of a generate stage: (first octave, count). Octaves are split across

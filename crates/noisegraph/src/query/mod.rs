@@ -3,12 +3,11 @@
 //! the families' vectorized samplers where they have them); `crate::gpu::GpuPointQuery` runs
 //! the same graph through the exported WGSL module on a device.
 //!
-//! Positions are in the coordinates of bakes: a view samples pixel (x, y) at `origin + (x, y) *
-//! extent / size`. Each octave splits each point in f64 as the grid bakes split a view's
-//! origin, so a query equals a one-pixel bake with its origin at the point, bit for bit, and
-//! stays precise far from the origin. A larger bake adds pixel x step in f32, so at a pixel's
-//! position the query is within 2.5e-4 of that pixel (`tests/point_query.rs`);
-//! [`PointQuery::values_in_view`] takes pixel coordinates and gives the bake's pixels exactly.
+//! Positions are in the coordinates of bakes: a view samples pixel (x, y) at `origin + (x *
+//! extent) / size` per axis, in f64 ([`View::pixel_coordinate`]). Each octave splits each
+//! point in f64 exactly as a CPU bake splits each of its pixels (`crate::graph::position`), so
+//! a query at a pixel's position is that pixel of the bake, bit for bit, at any distance from
+//! the origin; [`PointQuery::values_in_view`] takes pixel coordinates instead.
 
 pub mod point;
 
@@ -16,7 +15,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::graph::{NoiseGraph, View};
-use crate::query::point::{PointProgram, PointScratch, ViewFrame};
+use crate::query::point::{PointProgram, PointScratch};
 
 /// Points evaluated together by one thread: enough to amortize the per-octave setup and keep
 /// the vectorized samplers busy, few enough that the working set stays in cache.
@@ -57,46 +56,45 @@ impl PointQuery {
     /// The value at each point of `positions` (`dims` coordinates per point, point after
     /// point, as a NumPy array of shape (N, dims) in C order).
     pub fn values(&self, positions: &[f64]) -> Result<Vec<f32>> {
-        self.run(None, positions, false)
+        self.run(positions, false)
     }
 
     /// [`PointQuery::values`] into a caller's slice of one value per point.
     pub fn values_into(&self, positions: &[f64], out: &mut [f32]) -> Result<()> {
-        self.run_into(None, positions, false, out)
+        self.run_into(positions, false, out)
     }
 
     /// The value and gradient at each point: `1 + dims` numbers per point (the value, then
     /// d/dx, d/dy[, d/dz[, d/dw]] with respect to the position). An error naming the node when
     /// it cannot be differentiated (see [`PointQuery::check_gradient`]).
     pub fn gradients(&self, positions: &[f64]) -> Result<Vec<f32>> {
-        self.run(None, positions, true)
+        self.run(positions, true)
     }
 
     /// [`PointQuery::gradients`] into a caller's slice of `1 + dims` numbers per point.
     pub fn gradients_into(&self, positions: &[f64], out: &mut [f32]) -> Result<()> {
-        self.run_into(None, positions, true, out)
+        self.run_into(positions, true, out)
     }
 
     /// The values at pixel coordinates of `view` (x, y per point, or x, y, z for a volume;
-    /// fractions allowed), computed with its bake's arithmetic: at whole pixels, bit for bit
-    /// the pixels a CPU bake of `view` writes. Pixel (x, y, z) lies at `origin + (x, y, z) *
-    /// extent / size`; in a tile, pixels count from the tile's corner.
+    /// fractions allowed): the values at their positions `origin + (pixel * extent) / size`
+    /// ([`View::pixel_coordinate`]), so at whole pixels bit for bit the pixels a CPU bake of
+    /// `view` writes. In a tile, pixels count from the tile's corner.
     pub fn values_in_view(&self, view: &View, pixels: &[f64]) -> Result<Vec<f32>> {
-        let frame = self.program.view_frame(view)?;
-        self.run(Some(&frame), pixels, false)
+        let positions = self.program.pixel_positions(view, pixels)?;
+        self.run(&positions, false)
     }
 
     /// [`PointQuery::values_in_view`] with gradients, as [`PointQuery::gradients`] gives them.
     pub fn gradients_in_view(&self, view: &View, pixels: &[f64]) -> Result<Vec<f32>> {
-        let frame = self.program.view_frame(view)?;
-        self.run(Some(&frame), pixels, true)
+        let positions = self.program.pixel_positions(view, pixels)?;
+        self.run(&positions, true)
     }
 
-    fn run(&self, frame: Option<&ViewFrame>, coords: &[f64], gradient: bool) -> Result<Vec<f32>> {
-        let width = self.program.coordinates(frame);
-        let n = check_coordinates(coords, width as u32)?;
+    fn run(&self, coords: &[f64], gradient: bool) -> Result<Vec<f32>> {
+        let n = check_coordinates(coords, self.dims())?;
         let mut out = vec![0.0; n * self.output_width(gradient)];
-        self.run_into(frame, coords, gradient, &mut out)?;
+        self.run_into(coords, gradient, &mut out)?;
         Ok(out)
     }
 
@@ -109,17 +107,11 @@ impl PointQuery {
         }
     }
 
-    fn run_into(
-        &self,
-        frame: Option<&ViewFrame>,
-        coords: &[f64],
-        gradient: bool,
-        out: &mut [f32],
-    ) -> Result<()> {
+    fn run_into(&self, coords: &[f64], gradient: bool, out: &mut [f32]) -> Result<()> {
         if gradient {
             self.check_gradient()?;
         }
-        let width = self.program.coordinates(frame);
+        let width = self.dims() as usize;
         let n = check_coordinates(coords, width as u32)?;
         let per_point = self.output_width(gradient);
         if out.len() != n * per_point {
@@ -133,9 +125,9 @@ impl PointQuery {
             .zip(coords.par_chunks(CHUNK_POINTS * width))
             .for_each_init(PointScratch::default, |scratch, (out, coords)| {
                 if gradient {
-                    self.program.gradients(frame, coords, out, scratch)
+                    self.program.gradients(coords, out, scratch)
                 } else {
-                    self.program.values(frame, coords, out, scratch)
+                    self.program.values(coords, out, scratch)
                 }
             });
         Ok(())

@@ -14,14 +14,13 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::family::Lattice;
+use crate::graph::position::{add_displacement, MappedLanes, OctaveSplitter, FAST_WRAP_LIMIT};
 use crate::graph::{
-    octave_position, sample_base_axis, Displacement, GenerateStage, NoiseGraph, OctaveUniform,
-    Plan, PlanOptions, StageKind, StageUniform, View, OCTAVE_SHIFT,
+    Displacement, GenerateStage, NoiseGraph, Plan, PlanOptions, StageKind, StageUniform, View,
+    OCTAVE_SHIFT,
 };
 use crate::twin::grad::NoiseGrad;
 use crate::twin::lib::curve::{curve_grad, curve_value};
-use crate::twin::lib::mapping::{map_jacobian, map_position};
 use crate::twin::lib::multifractal::{
     hessian_along, multifractal_octave, multifractal_octave_grad, octave_hessian, Multifractal,
     MultifractalGrad,
@@ -66,7 +65,8 @@ struct GeneratePoints {
     uniform: StageUniform,
     /// Per-octave frequency, f64, as the grid's split uses it.
     freq: Vec<[f64; 4]>,
-    split: SplitKind,
+    /// Each octave's split of the points (the one a bake's pixels take).
+    splitter: OctaveSplitter,
     sampler: Sampler,
     points: Option<PointsSampler>,
     grad: Option<GradSampler>,
@@ -92,12 +92,17 @@ struct FusedPerlin2d {
 
 #[cfg(target_arch = "x86_64")]
 impl FusedPerlin2d {
-    fn new(chain: &GenerateStage, uniform: &StageUniform, split: SplitKind) -> Option<Self> {
+    fn new(
+        chain: &GenerateStage,
+        uniform: &StageUniform,
+        splitter: &OctaveSplitter,
+    ) -> Option<Self> {
         let params = &chain.source.params;
         let plain = chain.family.name() == "perlin"
             && chain.dims() == 2
             && params.choice("gradients") == crate::twin::perlin::GRADIENTS_IMPROVED
-            && matches!(split, SplitKind::Cubic)
+            && splitter.separable()
+            && chain.source.period.is_none()
             && chain.displace.is_empty()
             && chain.mapping.is_none()
             // the AVX-512 loop has fBm's, ridged's and billow's remaps only, and no state
@@ -175,29 +180,6 @@ impl FusedPerlin2d {
     }
 }
 
-/// How a chain's points are split per octave.
-#[derive(Clone, Copy)]
-enum SplitKind {
-    /// `split_cubic` without a period, in a loop that vectorizes.
-    Cubic,
-    /// `split_skewed`, the same arithmetic point by point.
-    Skewed { skew: f64, unskew: f64 },
-    /// The family's own split, point by point (periods, linear lattices).
-    Family,
-}
-
-/// Largest |floor| the vectorized wrap handles: beyond it (positions past 2^51 lattice cells)
-/// a chunk takes the family's exact split instead.
-const FAST_WRAP_LIMIT: f64 = 2_251_799_813_685_248.0; // 2^51
-
-/// `wrap_to_i32` of an integral `v` with |v| < 2^51: its low 32 bits, read from the mantissa
-/// of `v + 1.5 * 2^52` (whose unit is 1 and which is 0 mod 2^32). No division, so it
-/// vectorizes.
-#[inline(always)]
-fn wrap_small(v: f64) -> i32 {
-    (v + 6_755_399_441_055_744.0).to_bits() as u32 as i32
-}
-
 /// Scratch buffers of one thread, reused from chunk to chunk.
 #[derive(Default)]
 pub struct PointScratch {
@@ -208,30 +190,17 @@ pub struct PointScratch {
     lanes: Lanes,
 }
 
-/// Pixel coordinates of a view, evaluated as its bake evaluates its pixels (see
-/// [`PointProgram::view_frame`]).
-pub struct ViewFrame {
-    /// Each stage's uniforms for the view (`None` for point-wise stages).
-    uniforms: Vec<Option<StageUniform>>,
-    pixel_offset: [u32; 3],
-    axes: usize,
-}
-
 /// Per-point working buffers of one chain, one slice per axis.
 #[derive(Default)]
 struct Lanes {
-    /// Positions, or pixel coordinates in a view frame.
+    /// Positions.
     position: [Vec<f64>; 4],
-    /// Pixel positions as the view's bake converts them (view frames only).
-    pixel: [Vec<f32>; 4],
     base: [Vec<f64>; 4],
     cells: [Vec<i32>; 4],
     local: [Vec<f32>; 4],
     noise: Vec<f32>,
-    /// A mapped chain's positions in a view frame (f32, as its bake maps them).
-    mapped: [Vec<f32>; 4],
-    /// A mapped chain's Jacobian per point: `[b][a]` = d s_a / d p_b.
-    jacobian: Vec<[[f32; 4]; 4]>,
+    /// A mapped chain's mapped points and the map's Jacobian.
+    map: MappedLanes,
 }
 
 impl PointProgram {
@@ -251,11 +220,7 @@ impl PointProgram {
                     let (dims, params) = (chain.dims(), &chain.source.params);
                     let aux: Arc<[f32]> = chain.aux_data(plan.seed).unwrap_or_default().into();
                     let family = chain.family;
-                    let split = match (family.lattice(dims, params), chain.source.period) {
-                        (Lattice::Cubic, None) => SplitKind::Cubic,
-                        (Lattice::Skewed { skew, unskew }, _) => SplitKind::Skewed { skew, unskew },
-                        _ => SplitKind::Family,
-                    };
+                    let splitter = OctaveSplitter::new(&chain);
                     let displace = chain
                         .displace
                         .iter()
@@ -268,12 +233,12 @@ impl PointProgram {
                         .collect();
                     PointStage::Generate(Box::new(GeneratePoints {
                         #[cfg(target_arch = "x86_64")]
-                        fused: FusedPerlin2d::new(&chain, &uniform, split),
+                        fused: FusedPerlin2d::new(&chain, &uniform, &splitter),
                         node: stage.node.clone(),
                         freq: (0..chain.octave_count())
                             .map(|k| chain.octave_frequency(k))
                             .collect(),
-                        split,
+                        splitter,
                         sampler: family.cpu_sampler(dims, params, uniform.family, aux.clone()),
                         points: family.cpu_points_sampler(dims, params, uniform.family),
                         grad: family.cpu_grad_sampler(dims, params, uniform.family, aux),
@@ -336,48 +301,44 @@ impl PointProgram {
         Ok(())
     }
 
-    /// The frame of `view`: its pixel coordinates, evaluated with the arithmetic of its bake.
-    pub fn view_frame(&self, view: &View) -> Result<ViewFrame> {
+    /// The positions of pixels of `view` (x, y per point, or x, y, z for a volume; fractions
+    /// allowed; in a tile, counted from the tile's corner), as `dims` coordinates per point:
+    /// [`View::pixel_coordinate`] on the view's axes, the origin's z for an image, 0 on w.
+    pub fn pixel_positions(&self, view: &View, pixels: &[f64]) -> Result<Vec<f64>> {
         self.plan.check_view(view)?;
-        let uniforms = self
-            .stages
-            .iter()
-            .map(|stage| match stage {
-                PointStage::Generate(g) => Some(g.chain.uniforms(self.plan.seed, view)),
-                PointStage::Combine { .. } | PointStage::Curve { .. } => None,
-            })
-            .collect();
-        Ok(ViewFrame {
-            uniforms,
-            pixel_offset: view.pixel_offset(),
-            axes: if view.is_volume() { 3 } else { 2 },
-        })
+        let axes = if view.is_volume() { 3 } else { 2 };
+        if !pixels.len().is_multiple_of(axes) {
+            return Err(Error::InvalidRequest(format!(
+                "pixels: {} numbers is not a whole number of points of {axes} coordinates",
+                pixels.len()
+            )));
+        }
+        let offset = view.pixel_offset();
+        let dims = self.dims as usize;
+        let mut positions = Vec::with_capacity(pixels.len() / axes * dims);
+        for pixel in pixels.chunks_exact(axes) {
+            positions.extend((0..dims).map(|a| match a {
+                3 => 0.0,
+                _ => {
+                    let p = pixel.get(a).copied().unwrap_or(0.0);
+                    view.pixel_coordinate(a, offset[a] as f64 + p)
+                }
+            }));
+        }
+        Ok(positions)
     }
 
-    /// Coordinates per point in `frame`: the node's dims for positions, the view's axes (2,
-    /// or 3 for a volume) for pixels.
-    pub fn coordinates(&self, frame: Option<&ViewFrame>) -> usize {
-        frame.map_or(self.dims as usize, |f| f.axes)
-    }
-
-    /// The values at `coords` into `out`, one per point: positions (`dims` coordinates per
-    /// point, point after point) when `frame` is `None`, else pixel coordinates of the frame's
-    /// view.
-    pub fn values(
-        &self,
-        frame: Option<&ViewFrame>,
-        coords: &[f64],
-        out: &mut [f32],
-        scratch: &mut PointScratch,
-    ) {
+    /// The values at `coords` into `out`, one per point: positions, `dims` coordinates per
+    /// point, point after point.
+    pub fn values(&self, coords: &[f64], out: &mut [f32], scratch: &mut PointScratch) {
         #[cfg(target_arch = "x86_64")]
-        if let ([PointStage::Generate(g)], None, 2) = (&self.stages[..], frame, self.dims) {
+        if let ([PointStage::Generate(g)], 2) = (&self.stages[..], self.dims) {
             if g.fused.as_ref().is_some_and(|f| f.values(coords, out)) {
                 return;
             }
         }
         let n = out.len();
-        self.load_coords(frame, coords, n, &mut scratch.lanes);
+        self.load_coords(coords, n, &mut scratch.lanes);
         scratch.values.resize_with(self.stages.len(), Vec::new);
         for (index, stage) in self.stages.iter().enumerate() {
             let mut result = std::mem::take(&mut scratch.values[index]);
@@ -385,8 +346,7 @@ impl PointProgram {
             result.resize(n, 0.0);
             match stage {
                 PointStage::Generate(g) => {
-                    let frame = frame.and_then(|f| f.uniforms[index].as_ref());
-                    g.values(n, frame, &scratch.values, &mut scratch.lanes, &mut result)
+                    g.values(n, &scratch.values, &mut scratch.lanes, &mut result)
                 }
                 PointStage::Combine {
                     op,
@@ -415,16 +375,10 @@ impl PointProgram {
     /// per point (the value, then d/dx, d/dy[, d/dz[, d/dw]] with respect to the position).
     /// Call [`PointProgram::check_gradient`] first: a family without a gradient contributes
     /// none.
-    pub fn gradients(
-        &self,
-        frame: Option<&ViewFrame>,
-        coords: &[f64],
-        out: &mut [f32],
-        scratch: &mut PointScratch,
-    ) {
+    pub fn gradients(&self, coords: &[f64], out: &mut [f32], scratch: &mut PointScratch) {
         let width = 1 + self.dims as usize;
         let n = out.len() / width;
-        self.load_coords(frame, coords, n, &mut scratch.lanes);
+        self.load_coords(coords, n, &mut scratch.lanes);
         scratch.values.resize_with(self.stages.len(), Vec::new);
         scratch.grads.resize_with(self.stages.len(), Vec::new);
         for (index, stage) in self.stages.iter().enumerate() {
@@ -437,7 +391,6 @@ impl PointProgram {
             match stage {
                 PointStage::Generate(g) => g.gradients(
                     n,
-                    frame.and_then(|f| f.uniforms[index].as_ref()),
                     (&scratch.values, &scratch.grads),
                     &mut scratch.lanes,
                     (&mut values, &mut grads),
@@ -481,10 +434,9 @@ impl PointProgram {
         }
     }
 
-    /// Transposes the chunk's coordinates into one f64 slice per axis (0 past the last), and
-    /// for a view its pixels as the f32 pixel positions its bake uses.
-    fn load_coords(&self, frame: Option<&ViewFrame>, coords: &[f64], n: usize, lanes: &mut Lanes) {
-        let width = self.coordinates(frame);
+    /// Transposes the chunk's coordinates into one f64 slice per axis (0 past the last).
+    fn load_coords(&self, coords: &[f64], n: usize, lanes: &mut Lanes) {
+        let width = self.dims as usize;
         assert_eq!(coords.len(), n * width, "{width} coordinates per point");
         #[inline(always)]
         fn transpose<const W: usize>(coords: &[f64], position: &mut [Vec<f64>; 4]) {
@@ -502,90 +454,15 @@ impl PointProgram {
             axis.clear();
             axis.resize(n, 0.0);
         }
-        if let Some(frame) = frame {
-            // A tile's pixel gets its offset in the whole view before the f32 conversion, as
-            // the stage adds it in integers.
-            for (a, axis) in lanes.pixel.iter_mut().enumerate() {
-                axis.clear();
-                let offset = frame.pixel_offset.get(a).map_or(0.0, |&o| o as f64);
-                axis.extend(lanes.position[a].iter().map(|&p| {
-                    if a < 3 {
-                        (p + offset) as f32
-                    } else {
-                        0.0
-                    }
-                }));
-            }
-        }
     }
 }
 
 impl GeneratePoints {
-    /// A mapped chain's positions and Jacobians (see `graph::mapping`): at given points, the
-    /// map in f64 into `base` (as `load_base` starts unmapped points); in a view `frame`, the
-    /// bake's f32 map of each pixel into `mapped`. Nothing for a chain that is not mapped.
-    // `i` indexes the four axes' lanes of one point at once.
-    #[allow(clippy::needless_range_loop)]
-    fn load_mapped(&self, n: usize, frame: Option<&StageUniform>, lanes: &mut Lanes) {
-        let Some(mapping) = &self.chain.mapping else {
-            return;
-        };
-        let Lanes {
-            position,
-            pixel,
-            base,
-            mapped,
-            jacobian,
-            ..
-        } = lanes;
-        jacobian.clear();
-        match frame {
-            None => {
-                let offsets = self.chain.base_offsets();
-                for axis in base.iter_mut() {
-                    axis.clear();
-                }
-                for axis in mapped.iter_mut() {
-                    axis.clear();
-                }
-                for i in 0..n {
-                    let p: [f64; 4] = std::array::from_fn(|a| position[a][i]);
-                    if mapping.curve.is_none() {
-                        // Affine: the whole map in f64, as a bake splits its view's origin.
-                        let (s, columns) = mapping.jacobian(p);
-                        for a in 0..4 {
-                            base[a].push(sample_base_axis(s[a], offsets[a]));
-                        }
-                        jacobian.push(columns.map(|c| c.map(|v| v as f32)));
-                    } else {
-                        // Curved: the arithmetic of a one-pixel bake at the point (its f32
-                        // map of pixel 0, from the split of the map's constant part, which
-                        // no view moves), so a query equals that bake bit for bit.
-                        let (u, _) = mapping.uniform([p[0], p[1], p[2]], [1.0; 3]);
-                        let m = map_position(&u, [0.0; 4]);
-                        for a in 0..4 {
-                            mapped[a].push(m[a]);
-                        }
-                        let j = map_jacobian(&u, [0.0; 4]);
-                        jacobian.push([j[0], j[1], j[2], [0.0; 4]]);
-                    }
-                }
-            }
-            Some(view) => {
-                for axis in mapped.iter_mut() {
-                    axis.clear();
-                }
-                for i in 0..n {
-                    let pix = std::array::from_fn(|a| pixel[a][i]);
-                    let s = map_position(&view.mapping, pix);
-                    for a in 0..4 {
-                        mapped[a].push(s[a]);
-                    }
-                    let j = map_jacobian(&view.mapping, pix);
-                    jacobian.push([j[0], j[1], j[2], [0.0; 4]]);
-                }
-            }
-        }
+    /// A mapped chain's positions and Jacobians (`OctaveSplitter::map_points`, as a bake maps
+    /// its pixels). Nothing for a chain that is not mapped.
+    fn load_mapped(&self, n: usize, lanes: &mut Lanes) {
+        let position = lanes.position.each_ref().map(Vec::as_slice);
+        self.splitter.map_points(position, n, &mut lanes.map);
     }
 
     /// Every point's start position (`sample_base`), per axis.
@@ -594,141 +471,49 @@ impl GeneratePoints {
             return; // `load_mapped` started them
         }
         let Lanes { position, base, .. } = lanes;
-        let offsets = self.chain.base_offsets();
         for a in 0..4 {
             base[a].clear();
-            base[a].extend(
-                position[a][..n]
-                    .iter()
-                    .map(|&p| sample_base_axis(p, offsets[a])),
-            );
+            base[a].extend(position[a][..n].iter().map(|&p| self.splitter.base(a, p)));
         }
     }
 
-    /// Splits every point for octave `k` into `lanes.cells` and `lanes.local`, then adds the
-    /// warp's displacement (`d * warp` on every axis, as the grid's stage does); `values` are
-    /// the earlier stages' values at the points.
-    /// In a view `frame` (the view's uniforms), the pixels are placed as the bake places
-    /// them instead: the view's cell, `o.local + pixel * o.step`.
-    fn split_octave(
-        &self,
-        k: u32,
-        n: usize,
-        frame: Option<&StageUniform>,
-        values: &[Vec<f32>],
-        lanes: &mut Lanes,
-    ) {
-        let dims = self.chain.dims();
-        let freq = self.freq[k as usize];
-        let o = &self.uniform.octaves[k as usize];
+    /// Splits every point for octave `k` into `lanes.cells` and `lanes.local` (as a bake
+    /// splits its pixels), then adds the warp's displacement (`d * warp` on every axis, as
+    /// the grid's stage does); `values` are the earlier stages' values at the points.
+    fn split_octave(&self, k: u32, n: usize, values: &[Vec<f32>], lanes: &mut Lanes) {
         let Lanes {
             base,
             cells,
             local,
-            pixel,
-            mapped,
+            map,
             ..
         } = lanes;
-        // Every axis is written below (the axes past the family's dims as 0).
-        for a in 0..4 {
-            cells[a].resize(n, 0);
-            local[a].resize(n, 0.0);
+        if self.splitter.is_mapped() {
+            self.splitter.split_mapped(k, n, map, cells, local);
+        } else {
+            let base = base.each_ref().map(Vec::as_slice);
+            self.splitter.split(k, n, base, cells, local);
         }
-        // A curved map's points step from its one split, as a view's pixels do.
-        let curved = self.chain.mapping.is_some_and(|m| m.curve.is_some());
-        if let Some(view) = frame.or(curved.then_some(&self.uniform)) {
-            let v = &view.octaves[k as usize];
-            // A mapped chain steps from its mapped positions, as its bake does.
-            let at = if self.chain.mapping.is_some() {
-                &*mapped
-            } else {
-                &*pixel
-            };
-            for a in 0..4 {
-                cells[a].fill(v.cell[a]);
-                for (l, &px) in local[a].iter_mut().zip(&at[a]) {
-                    *l = v.local[a] + px * v.step[a];
-                }
-            }
-            self.displace(o, values, local);
-            return;
-        }
-        let exact = |cells: &mut [Vec<i32>; 4], local: &mut [Vec<f32>; 4], i: usize| {
-            let p = octave_position(std::array::from_fn(|a| base[a][i]), freq, k);
-            let (c, l) =
-                self.chain
-                    .family
-                    .split_origin_with(dims, &self.chain.source.params, p, o.period);
-            for a in 0..4 {
-                cells[a][i] = c[a];
-                local[a][i] = l[a];
-            }
-        };
-        for a in dims as usize..4 {
-            cells[a].fill(0);
-            local[a].fill(0.0);
-        }
-        match self.split {
-            SplitKind::Cubic => {
-                let in_range = crate::twin::vectorized(
-                    #[inline(always)]
-                    || split_cubic_lanes(dims as usize, base, freq, k, cells, local),
-                );
-                if !in_range {
-                    (0..n).for_each(|i| exact(cells, local, i));
-                }
-            }
-            SplitKind::Skewed { skew, unskew } => {
-                let in_range = crate::twin::vectorized(
-                    #[inline(always)]
-                    || split_skewed_lanes(dims as usize, base, freq, k, skew, unskew, cells, local),
-                );
-                if !in_range {
-                    (0..n).for_each(|i| exact(cells, local, i));
-                }
-            }
-            SplitKind::Family => (0..n).for_each(|i| exact(cells, local, i)),
-        }
-        self.displace(o, values, local);
-    }
-
-    /// A warp's `+ d * warp` on every axis of `local`, as the grid's stage adds it (`d` = 0
-    /// on the axes the warp leaves); nothing for an unwarped chain.
-    fn displace(&self, o: &OctaveUniform, values: &[Vec<f32>], local: &mut [Vec<f32>; 4]) {
-        if self.displace.is_empty() {
-            return;
-        }
-        for (a, axis) in local.iter_mut().enumerate() {
-            match self.displace.get(a) {
-                Some(&s) => {
-                    for (l, &d) in axis.iter_mut().zip(&values[s]) {
-                        *l += d * o.warp[a];
-                    }
-                }
-                None => axis.iter_mut().for_each(|l| *l += 0.0 * o.warp[a]),
-            }
+        if !self.displace.is_empty() {
+            let d: Vec<&[f32]> = self
+                .displace
+                .iter()
+                .map(|&s| values[s].as_slice())
+                .collect();
+            add_displacement(local, &d, self.uniform.octaves[k as usize].warp);
         }
     }
 
-    fn values(
-        &self,
-        n: usize,
-        frame: Option<&StageUniform>,
-        values: &[Vec<f32>],
-        lanes: &mut Lanes,
-        out: &mut [f32],
-    ) {
-        self.load_mapped(n, frame, lanes);
-        if frame.is_none() {
-            self.load_base(n, lanes);
-        }
+    fn values(&self, n: usize, values: &[Vec<f32>], lanes: &mut Lanes, out: &mut [f32]) {
+        self.load_mapped(n, lanes);
+        self.load_base(n, lanes);
         if self.chain.carries_state() {
-            return self.state_values(n, frame, values, lanes, out);
+            return self.state_values(n, values, lanes, out);
         }
         let kind = self.uniform.mode[0];
         for k in 0..self.chain.octave_count() {
             let o = &self.uniform.octaves[k as usize];
-            self.split_octave(k, n, frame, values, lanes);
+            self.split_octave(k, n, values, lanes);
             let Lanes {
                 cells,
                 local,
@@ -756,20 +541,13 @@ impl GeneratePoints {
     /// [`GeneratePoints::values`] of a chain whose fractal carries a state (hybrid, hetero, a
     /// derivative weight): each point's octaves as the steps of `twin::lib::multifractal`,
     /// through the family's point samplers (the grid's `engine::multifractal` does the same).
-    fn state_values(
-        &self,
-        n: usize,
-        frame: Option<&StageUniform>,
-        values: &[Vec<f32>],
-        lanes: &mut Lanes,
-        out: &mut [f32],
-    ) {
+    fn state_values(&self, n: usize, values: &[Vec<f32>], lanes: &mut Lanes, out: &mut [f32]) {
         let [norm, offset, weighting, _] = self.uniform.scalars;
         let kind = self.uniform.mode[0];
         let mut states = vec![Multifractal::START; n];
         for k in 0..self.chain.octave_count() {
             let o = &self.uniform.octaves[k as usize];
-            self.split_octave(k, n, frame, values, lanes);
+            self.split_octave(k, n, values, lanes);
             let Lanes { cells, local, .. } = &*lanes;
             for (i, s) in states.iter_mut().enumerate() {
                 let at = SamplePoint {
@@ -802,7 +580,6 @@ impl GeneratePoints {
     fn gradients(
         &self,
         n: usize,
-        frame: Option<&StageUniform>,
         earlier: (&[Vec<f32>], &[Vec<[f32; 4]>]),
         lanes: &mut Lanes,
         (values, grads): (&mut [f32], &mut [[f32; 4]]),
@@ -811,10 +588,8 @@ impl GeneratePoints {
             return;
         };
         let (stage_values, stage_grads) = earlier;
-        self.load_mapped(n, frame, lanes);
-        if frame.is_none() {
-            self.load_base(n, lanes);
-        }
+        self.load_mapped(n, lanes);
+        self.load_base(n, lanes);
         let kind = self.uniform.mode[0];
         let stateful = self.chain.carries_state();
         let [_, offset, weighting, _] = self.uniform.scalars;
@@ -822,13 +597,11 @@ impl GeneratePoints {
         for k in 0..self.chain.octave_count() {
             let o = &self.uniform.octaves[k as usize];
             let freq = self.freq[k as usize].map(|f| f as f32);
-            self.split_octave(k, n, frame, stage_values, lanes);
+            self.split_octave(k, n, stage_values, lanes);
             let Lanes {
-                cells,
-                local,
-                jacobian,
-                ..
+                cells, local, map, ..
             } = &*lanes;
+            let jacobian = &map.jacobian;
             for i in 0..n {
                 let g = grad(&SamplePoint {
                     cell: std::array::from_fn(|a| cells[a][i]),
@@ -932,65 +705,6 @@ fn add_octave(sum: &mut [f32], noise: &[f32], amp: f32, kind: u32) {
     )
 }
 
-/// `split_cubic` without a period for every point, on the axes below `dims`: the same f64
-/// operations (`octave_position`, floor, the remainder as f32), the wrap of the cell through
-/// [`wrap_small`]. False when some cell is past [`FAST_WRAP_LIMIT`] (nothing is then usable).
-#[inline(always)]
-fn split_cubic_lanes(
-    dims: usize,
-    base: &[Vec<f64>; 4],
-    freq: [f64; 4],
-    k: u32,
-    cells: &mut [Vec<i32>; 4],
-    local: &mut [Vec<f32>; 4],
-) -> bool {
-    let mut in_range = true;
-    for a in 0..dims {
-        let shift = OCTAVE_SHIFT[a] * k as f64;
-        for ((&b, c), l) in base[a].iter().zip(&mut cells[a]).zip(&mut local[a]) {
-            let p = b * freq[a] + shift;
-            let fl = p.floor();
-            *l = (p - fl) as f32;
-            *c = wrap_small(fl);
-            in_range &= fl.abs() < FAST_WRAP_LIMIT;
-        }
-    }
-    in_range
-}
-
-/// `split_skewed` for every point, the same f64 operations in the same order.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn split_skewed_lanes(
-    dims: usize,
-    base: &[Vec<f64>; 4],
-    freq: [f64; 4],
-    k: u32,
-    skew: f64,
-    unskew: f64,
-    cells: &mut [Vec<i32>; 4],
-    local: &mut [Vec<f32>; 4],
-) -> bool {
-    let mut in_range = true;
-    for i in 0..base[0].len() {
-        let p = octave_position(std::array::from_fn(|a| base[a][i]), freq, k);
-        let sum: f64 = p[..dims].iter().sum();
-        let mut rem = [0f64; 4];
-        for a in 0..dims {
-            let s = p[a] + sum * skew;
-            let fl = s.floor();
-            rem[a] = s - fl;
-            cells[a][i] = wrap_small(fl);
-            in_range &= fl.abs() < FAST_WRAP_LIMIT;
-        }
-        let rsum: f64 = rem[..dims].iter().sum();
-        for a in 0..dims {
-            local[a][i] = (rem[a] - rsum * unskew) as f32;
-        }
-    }
-    in_range
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1038,7 +752,7 @@ mod tests {
                     with_vector_width(width, || {
                         let mut out = vec![0.0f32; coords.len() / 2];
                         let mut scratch = PointScratch::default();
-                        program.values(None, &coords, &mut out, &mut scratch);
+                        program.values(&coords, &mut out, &mut scratch);
                         out
                     })
                 };
@@ -1084,7 +798,7 @@ mod tests {
         let run = |width| {
             with_vector_width(width, || {
                 let mut out = vec![0.0f32; 20];
-                program.values(None, &coords, &mut out, &mut PointScratch::default());
+                program.values(&coords, &mut out, &mut PointScratch::default());
                 out
             })
         };

@@ -405,9 +405,9 @@ fn cellular_2d_sample_lanes<const METRIC: u32>(
     let iy = row.cell[1].wrapping_add(super::to_i32(fly));
     let fy = ly - fly;
     for (k, (o, dec)) in out.iter_mut().zip(deciding.iter_mut()).enumerate() {
-        let x = row.point(first + k).local[0];
+        let (x, cell_x) = (row.x_at(first + k), row.cell_x(first + k));
         let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
+        let ix = cell_x.wrapping_add(super::to_i32(flx));
         let fx = x - flx;
         // The scalar search's visiting order, y outer, x inner, written out: a loop here
         // kept the loop over samples from vectorizing.
@@ -468,9 +468,9 @@ fn cellular_3d_sample_lanes<const METRIC: u32>(
         [1, 2].map(|k| row.cell[k].wrapping_add(super::to_i32(super::floor(row.local[k]))));
     let [fy, fz] = [1, 2].map(|k| row.local[k] - super::floor(row.local[k]));
     for (k, (o, dec)) in out.iter_mut().zip(deciding.iter_mut()).enumerate() {
-        let x = row.point(first + k).local[0];
+        let (x, cell_x) = (row.x_at(first + k), row.cell_x(first + k));
         let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
+        let ix = cell_x.wrapping_add(super::to_i32(flx));
         let fx = x - flx;
         let visit = |best: [f32; 3], dx: i32, dy: i32, dz: i32| {
             let c = [
@@ -624,9 +624,11 @@ fn cellular_blocks<const METRIC: u32, const N: usize>(
         let mut ix = [0i32; BLOCK];
         let mut use_a = [false; BLOCK];
         for l in 0..BLOCK {
-            let x = row.x_at(start + l);
+            // Lanes past the row repeat its last sample.
+            let at = (start + l).min(row.local_x.len() - 1);
+            let x = row.x_at(at);
             let fl = super::floor(x);
-            ix[l] = row.cell[0].wrapping_add(super::to_i32(fl));
+            ix[l] = row.cell_x(at).wrapping_add(super::to_i32(fl));
             fx[l] = x - fl;
         }
         let (ia, ib) = (ix[0], ix[n - 1]);

@@ -117,10 +117,12 @@ fn perlin_2d_row_split<const FADE: u32, const SMALL_X: bool>(row: &SampleRow, ou
     let uy = fade(fy, FADE);
     let y0 = row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
     let y1 = row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y);
+    let n = out.len();
+    let (xs, cells_x) = (&row.local_x[..n], &row.cells_x[..n]);
     for (i, o) in out.iter_mut().enumerate() {
-        let x = row.x_at(i);
+        let x = xs[i];
         let (flx, cx) = super::split_cell::<SMALL_X>(x);
-        let ix = row.cell[0].wrapping_add(cx);
+        let ix = cells_x[i].wrapping_add(cx);
         let fx = x - flx;
         let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
         let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
@@ -262,10 +264,12 @@ fn perlin_3d_row_split<const FADE: u32, const SMALL_X: bool>(row: &SampleRow, ou
         [row.seed ^ y[0] ^ z[0], row.seed ^ y[1] ^ z[0]],
         [row.seed ^ y[0] ^ z[1], row.seed ^ y[1] ^ z[1]],
     ];
+    let n = out.len();
+    let (xs, cells_x) = (&row.local_x[..n], &row.cells_x[..n]);
     for (i, o) in out.iter_mut().enumerate() {
-        let x = row.x_at(i);
+        let x = xs[i];
         let (flx, cx) = super::split_cell::<SMALL_X>(x);
-        let ix = row.cell[0].wrapping_add(cx);
+        let ix = cells_x[i].wrapping_add(cx);
         let fx = x - flx;
         let xh = [ix, ix.wrapping_add(1)].map(|c| (c as u32).wrapping_mul(HASH_PRIME_X));
         let ux = fade(fx, FADE);
@@ -609,10 +613,11 @@ fn perlin_2d_grad_row_lanes<const FADE: u32>(row: &SampleRow, out: &mut GradSamp
     let value = &mut out.value[..n];
     let [d0, d1, d2, d3] = &mut out.d;
     let (d0, d1, d2, d3) = (&mut d0[..n], &mut d1[..n], &mut d2[..n], &mut d3[..n]);
+    let (xs, cells_x) = (&row.local_x[..n], &row.cells_x[..n]);
     for i in 0..n {
-        let x = row.local[0] + row.first_x.wrapping_add(i as u32) as f32 * row.step_x;
+        let x = xs[i];
         let flx = super::floor(x);
-        let ix = row.cell[0].wrapping_add(super::to_i32(flx));
+        let ix = cells_x[i].wrapping_add(super::to_i32(flx));
         let fx = x - flx;
         let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
         let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);

@@ -25,51 +25,69 @@ pub struct SamplePoint {
 pub type Sampler = Box<dyn Fn(&SamplePoint) -> f32 + Send + Sync>;
 
 /// A row of samples along x, for families whose CPU twin can evaluate many at once: sample
-/// `i` is the [`SamplePoint`] with `local = [local[0] + (first_x + i) as f32 * step_x,
-/// local[1], local[2], local[3]]` (the stage's `o.local + pix * o.step` for the pixels of one
-/// row of an unwarped stage, with `first_x` the row's first pixel x).
+/// `i` is the [`SamplePoint`] with `cell = [cells_x[i], cell[1], cell[2], cell[3]]` and `local
+/// = [local_x[i], local[1], local[2], local[3]]`: the exact split of each of a row's pixels
+/// (its column's x, the row's y, z and w), as a stage splits the pixels of one row of an
+/// unwarped stage on a cubic lattice (`crate::graph::position`).
 #[derive(Debug, Clone, Copy)]
-pub struct SampleRow {
-    /// Integer lattice offset, as in [`SamplePoint::cell`].
+pub struct SampleRow<'a> {
+    /// The row's integer lattice offset on y, z and w (as in [`SamplePoint::cell`]); the
+    /// first entry is unused.
     pub cell: [i32; 4],
-    /// `local` of the row's pixel x = 0 on the first axis, and the row's (constant) `local`
-    /// on the others.
+    /// The row's `local` on y, z and w; the first entry is unused.
     pub local: [f32; 4],
-    /// Local units per pixel along x.
-    pub step_x: f32,
-    /// Pixel x of the first sample (a tile's offset).
-    pub first_x: u32,
+    /// Per sample, the lattice offset on x.
+    pub cells_x: &'a [i32],
+    /// Per sample, `local` on x.
+    pub local_x: &'a [f32],
+    /// Whether the samples' x cells (`cells_x[i]` plus the cell of `local_x[i]`) are
+    /// monotonic along the row and span fewer than 2^31 cells, so that the two ends bound
+    /// them: true for the exact splits of a view's columns, except in negligible octaves that
+    /// cross more cells (see `crate::graph::limits`).
+    pub cells_monotonic: bool,
+    /// Whether every `local_x` lies in [0, 1), as the exact split of a column gives it (but
+    /// for a fraction that rounds up to 1): then `local_x[i]` is the sample's offset in its
+    /// cell `cells_x[i]` as it is, and the rows skip the split (the same numbers).
+    pub x_unit: bool,
     /// The octave's seed hash, as in [`SamplePoint::seed`].
     pub seed: u32,
     /// Period in lattice cells per axis; 0 on axes that do not tile.
     pub period: [i32; 4],
 }
 
-impl SampleRow {
+impl SampleRow<'_> {
     /// The x coordinate (`local[0]`) of sample `i`.
     #[inline(always)]
     pub fn x_at(&self, i: usize) -> f32 {
-        self.local[0] + self.first_x.wrapping_add(i as u32) as f32 * self.step_x
+        self.local_x[i]
+    }
+    /// The x cell (`cell[0]`) of sample `i`.
+    #[inline(always)]
+    pub fn cell_x(&self, i: usize) -> i32 {
+        self.cells_x[i]
     }
     /// Whether every sample of `0..n` has |x| < 2^23, where [`super::split_cell`] may take
-    /// its shorter form. x is monotonic along the row (rounding is monotonic) unless the
-    /// pixel index wraps, so the two ends decide.
+    /// its shorter form (always so for exact splits, whose x lies in [0, 1]).
     pub fn x_is_small(&self, n: usize) -> bool {
-        let Some(last) = n.checked_sub(1) else {
-            return true;
-        };
+        if self.x_unit {
+            return self.local_x.len() >= n;
+        }
         let small = |x: f32| x.abs() < super::SMALL_COORDINATE; // false for NaN
-        u32::try_from(last).is_ok_and(|l| self.first_x.checked_add(l).is_some())
-            && small(self.x_at(0))
-            && small(self.x_at(last))
+                                                                // A fold without a short cut, which vectorizes: rows call this once per octave.
+        self.local_x.len() >= n
+            && self.local_x[..n]
+                .iter()
+                .fold(true, |all, &x| all & small(x))
     }
     /// Sample `i` of the row as a single point.
     #[inline(always)]
     pub fn point(&self, i: usize) -> SamplePoint {
         let mut local = self.local;
+        let mut cell = self.cell;
         local[0] = self.x_at(i);
+        cell[0] = self.cell_x(i);
         SamplePoint {
-            cell: self.cell,
+            cell,
             local,
             seed: self.seed,
             period: self.period,
@@ -335,40 +353,27 @@ mod tests {
 
     #[test]
     fn a_row_is_small_only_when_every_sample_is() {
-        let row = |local_x: f32, step_x: f32, first_x: u32| SampleRow {
-            cell: [0; 4],
-            local: [local_x, 0.0, 0.0, 0.0],
-            step_x,
-            first_x,
-            seed: 0,
-            period: [0; 4],
+        let cells = [0i32; 100];
+        let check = |local_x: &[f32], n: usize| {
+            let row = SampleRow {
+                cell: [0; 4],
+                local: [0.0; 4],
+                cells_x: &cells[..local_x.len()],
+                local_x,
+                cells_monotonic: false,
+                x_unit: false,
+                seed: 0,
+                period: [0; 4],
+            };
+            row.x_is_small(n)
         };
-        let every_sample_small = |r: &SampleRow, n: usize| {
-            (0..n).all(|i| r.x_at(i).abs() < crate::twin::SMALL_COORDINATE)
-        };
-        let cases = [
-            row(0.0, 1.0, 0),
-            row(8_388_600.0, 1.0, 0),
-            row(-8_388_600.0, -1.0, 0),
-            row(-4.0, 0.25, 3000),
-            row(1.0, f32::NAN, 0),
-            row(f32::INFINITY, 0.0, 0),
-            row(0.0, 1.0, u32::MAX - 3),
-        ];
-        for r in cases {
-            for n in [0, 1, 7, 8, 9, 100] {
-                if r.x_is_small(n) {
-                    assert!(every_sample_small(&r, n), "{r:?} n {n}");
-                }
-            }
-        }
-        assert!(row(0.0, 1.0, 0).x_is_small(100));
-        assert!(!row(8_388_600.0, 1.0, 0).x_is_small(9));
-        assert!(row(8_388_600.0, 1.0, 0).x_is_small(8));
-        assert!(!row(1.0, f32::NAN, 0).x_is_small(2));
-        assert!(
-            !row(0.0, 1.0, u32::MAX - 3).x_is_small(8),
-            "the pixel index wraps"
-        );
+        let mut xs: Vec<f32> = (0..100).map(|i| i as f32 / 100.0).collect();
+        assert!(check(&xs, 100));
+        xs[50] = 8_388_608.0;
+        assert!(check(&xs, 50));
+        assert!(!check(&xs, 51), "one large sample decides");
+        xs[50] = f32::NAN;
+        assert!(!check(&xs, 100), "NaN is not small");
+        assert!(!check(&xs[..10], 11), "a row shorter than asked for");
     }
 }

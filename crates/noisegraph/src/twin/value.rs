@@ -72,10 +72,12 @@ fn value_2d_row_split<const FADE: u32, const SMALL_X: bool>(row: &SampleRow, out
     let uy = fade(row.local[1] - fly, FADE);
     let y0 = row.seed ^ (iy as u32).wrapping_mul(HASH_PRIME_Y);
     let y1 = row.seed ^ (iy.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_Y);
+    let n = out.len();
+    let (xs, cells_x) = (&row.local_x[..n], &row.cells_x[..n]);
     for (i, o) in out.iter_mut().enumerate() {
-        let x = row.x_at(i);
+        let x = xs[i];
         let (flx, cx) = super::split_cell::<SMALL_X>(x);
-        let ix = row.cell[0].wrapping_add(cx);
+        let ix = cells_x[i].wrapping_add(cx);
         let x0 = (ix as u32).wrapping_mul(HASH_PRIME_X);
         let x1 = (ix.wrapping_add(1) as u32).wrapping_mul(HASH_PRIME_X);
         let a = hash_to_signed(hash_finish(y0 ^ x0));

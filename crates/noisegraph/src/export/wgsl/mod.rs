@@ -6,9 +6,13 @@
 //! - `fn height(p: vec2<f32>) -> f32`: the node's value at `p`, in the coordinates of bakes
 //!   (a bake samples pixel (x, y) at `origin + (x, y) * extent / size`).
 //! - `fn height_precise(cell: vec2<i32>, local: vec2<f32>) -> f32`: the value at `cell +
-//!   local`, precise however large `cell` is: each octave multiplies the cell by its frequency
-//!   in exact integer arithmetic (`shaders/export/lattice.wgsl`), so only `local` (small) meets
-//!   f32 rounding. [`split_position`] splits an f64 position on the host.
+//!   local`, precise however large `cell` is: each octave multiplies the cell and `local`
+//!   (cut into whole cells and a 0.32 fixed-point fraction) by its frequency in exact
+//!   fixed-point arithmetic and splits the sum into the lattice cell and offset
+//!   (`shaders/export/lattice.wgsl`), so no f32 product grows with the frequency: only
+//!   `local` itself and the final offset meet f32 rounding, as in a CPU bake and a point
+//!   query, which split each position in f64. [`split_position`] splits an f64 position on
+//!   the host.
 //! - `fn height_grad(p) -> height_NoiseGrad` and `height_grad_precise(cell, local)`, when
 //!   every family the node reads has an analytic gradient: the value and its derivatives
 //!   with respect to the position (`d`, x y z w, 0 past the node's dims).
@@ -445,9 +449,10 @@ impl<'a> Module<'a> {
              //     The node's value at p, in the coordinates of bakes (pixel (x, y) of a bake\n\
              //     samples origin + (x, y) * extent / size).\n\
              // fn {n}_precise(cell: {vi}, local: {vf}) -> f32\n\
-             //     The value at cell + local, precise for any i32 cell (cell * frequency is\n\
-             //     split in exact integer arithmetic); split f64 positions on the host into\n\
-             //     cell = floor(p), local = p - floor(p).",
+             //     The value at cell + local, precise for any i32 cell: each octave splits\n\
+             //     (cell + local) * frequency into its lattice cell and offset in exact fixed\n\
+             //     point; split f64 positions on the host into cell = floor(p),\n\
+             //     local = p - floor(p) (then only local's f32 rounding remains).",
             env!("CARGO_PKG_VERSION")
         );
         match &self.no_gradient {
@@ -634,9 +639,10 @@ impl<'a> Module<'a> {
         s
     }
 
-    /// `<p>_lattice<k>(cell)`: octave k's lattice cell and local offset (input space) of the
-    /// integer position `cell`, plus the octave's own offset (the node's offsets and the
-    /// octave shift), all in exact fixed point; the position's f32 part is added by the caller.
+    /// `<p>_lattice<k>(cell, fraction)`: octave k's lattice cell and local offset (input
+    /// space) of the position `cell + fraction * 2^-32` (an integer cell and a 0.32 fixed-point
+    /// fraction), plus the octave's own offset (the node's offsets and the octave shift), all
+    /// in exact fixed point: only the local offset's conversion to f32 rounds.
     fn lattice_function(&self, p: &str, chain: &GenerateStage, k: u32) -> String {
         let dims = chain.dims() as usize;
         let lattice = chain.family.lattice(chain.dims(), &chain.source.params);
@@ -647,7 +653,7 @@ impl<'a> Module<'a> {
         let offset = octave_position(chain.sample_base([0.0; 4]), freq, k);
         let lib = |n: &str| self.lib(n);
         let mut s = format!(
-            "fn {p}_lattice{k}(cell: vec4<i32>) -> {} {{\n",
+            "fn {p}_lattice{k}(cell: vec4<i32>, fraction: vec4<u32>) -> {} {{\n",
             lib("Lattice")
         );
         for (a, row) in to_lattice.iter().enumerate().take(dims) {
@@ -675,6 +681,20 @@ impl<'a> Module<'a> {
                 } else {
                     format!("{}({sum}, {term})", lib("lattice_add"))
                 };
+                // The fraction's share, fraction * factor. The encoding holds factor + m 2^32
+                // (its integer part taken mod 2^32): for an integer cell that vanishes mod
+                // 2^32, for the fraction it adds m * fraction whole cells, taken back here.
+                let mut share = format!(
+                    "{}(fraction.{}, vec3<u32>({ki}u, {kh}u, {kl}u))",
+                    lib("lattice_mul_fraction"),
+                    AXES[b]
+                );
+                let m = ((ki as f64 - factor.floor()) / 4_294_967_296.0).round();
+                let m = m.rem_euclid(4_294_967_296.0) as u64 as u32;
+                if m != 0 {
+                    share = format!("({share} - vec2<u32>(fraction.{} * {m}u, 0u))", AXES[b]);
+                }
+                sum = format!("{}({sum}, {share})", lib("lattice_add"));
                 first = false;
             }
             let _ = writeln!(s, "    let s{a} = {sum};");
@@ -933,7 +953,9 @@ impl<'a> Module<'a> {
 
     /// Octave `k`'s lattice cell and local expressions (declaring what they need in `s`):
     /// the octave's split of position 0 plus `p * frequency` (simple form), or the exact
-    /// split of `cell` plus `p * frequency` (precise form); plus `d * warp` in a warp.
+    /// fixed-point split of `cell + p` (precise form: `p` is cut into whole cells and a 0.32
+    /// fraction, each times the frequency exactly, so no f32 product grows with the
+    /// frequency); plus `d * warp` in a warp.
     #[allow(clippy::too_many_arguments)]
     fn octave_position(
         &self,
@@ -946,19 +968,25 @@ impl<'a> Module<'a> {
         s: &mut String,
     ) -> (String, String) {
         let o = &u.octaves[k as usize];
-        let freq = vec4f(chain.octave_frequency(k).map(|f| f as f32));
         let warp = if warped {
             format!(" + d * {}", vec4f(o.warp))
         } else {
             String::new()
         };
         if precise {
-            let _ = writeln!(s, "    let q{k} = {p}_lattice{k}(cell);");
-            (
-                format!("q{k}.cell"),
-                format!("q{k}.local + p * {freq}{warp}"),
-            )
+            if k == 0 {
+                // The position cell + p as whole cells and a fixed-point fraction, once for
+                // every octave.
+                let _ = writeln!(
+                    s,
+                    "    let offset = {}(p);\n    let whole = cell + offset.cell;",
+                    self.lib("lattice_split_local")
+                );
+            }
+            let _ = writeln!(s, "    let q{k} = {p}_lattice{k}(whole, offset.fraction);");
+            (format!("q{k}.cell"), format!("q{k}.local{warp}"))
         } else {
+            let freq = vec4f(chain.octave_frequency(k).map(|f| f as f32));
             (
                 vec4i(o.cell),
                 format!("{} + p * {freq}{warp}", vec4f(o.local)),

@@ -45,6 +45,29 @@ pub fn lattice_mul(cell: i32, k: [u32; 3]) -> [u32; 2] {
     }
 }
 
+/// `f * K` in 32.32 fixed point for a fraction `f` in 0.32 fixed point, `k` as in
+/// [`lattice_mul`]: bits below 2^-64 dropped (twin of `lattice_mul_fraction`). `k` encodes
+/// `K + m 2^32` (the integer part mod 2^32, m = 1 for a negative K above -2^32), so the
+/// product holds `m * f * 2^32` more whole cells, which a caller with a negative K subtracts.
+#[inline(always)]
+pub fn lattice_mul_fraction(f: u32, k: [u32; 3]) -> [u32; 2] {
+    let whole = lattice_mul_wide(f, k[0]);
+    let high = lattice_mul_wide(f, k[1]);
+    let fraction = whole[0].wrapping_add(high[1]);
+    [
+        whole[1].wrapping_add((fraction < whole[0]) as u32),
+        fraction,
+    ]
+}
+
+/// An f32 offset as whole cells and a 0.32 fixed-point fraction (twin of
+/// `lattice_split_local`).
+#[inline(always)]
+pub fn lattice_split_local(local: f32) -> (i32, u32) {
+    let whole = local.floor();
+    (whole as i32, ((local - whole) * 4_294_967_296.0) as u32)
+}
+
 /// `a + b` in 32.32 fixed point, the integer part wrapping (twin of `lattice_add`).
 #[inline(always)]
 pub fn lattice_add(a: [u32; 2], b: [u32; 2]) -> [u32; 2] {
@@ -99,6 +122,46 @@ mod tests {
     fn exact(cell: i32, k: [u32; 3]) -> i128 {
         let kf = ((k[0] as i128) << 64) | ((k[1] as i128) << 32) | k[2] as i128;
         (cell as i128 * kf) & ((1i128 << 96) - 1)
+    }
+
+    /// f * K in 32.32 is the exact product (units of 2^-96 cut to 2^-32) truncated, at most
+    /// two units of 2^-32 below it, modulo 2^32 on the integer part.
+    #[test]
+    fn mul_fraction_is_the_truncated_product() {
+        let mut x = 0x0bad_f00du32;
+        for _ in 0..10_000 {
+            x = x.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+            let k = fixed_constant((x >> 7) as f64 / 1021.0 + (x & 0x7f) as f64 * 1e-9);
+            let f = x.rotate_left(11);
+            let kf = ((k[0] as u128) << 64) | ((k[1] as u128) << 32) | k[2] as u128;
+            // Units of 2^-96, then cut to 2^-32 and taken mod 2^64 (32.32).
+            let exact = ((f as u128 * kf) >> 64) as u64;
+            let [whole, fraction] = lattice_mul_fraction(f, k);
+            let got = ((whole as u64) << 32) | fraction as u64;
+            let below = exact.wrapping_sub(got);
+            assert!(below <= 2, "f {f:#x} k {k:?}: {got:#x} vs {exact:#x}");
+        }
+    }
+
+    /// A negative K: the product less `m * f` whole cells (m = 1 here, see
+    /// [`lattice_mul_fraction`]) is f * K truncated, modulo 2^32 on the integer part.
+    #[test]
+    fn mul_fraction_of_a_negative_constant_takes_the_wrap_back() {
+        let mut x = 0x5eed_1234u32;
+        for _ in 0..10_000 {
+            x = x.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+            let kv = -((x >> 9) as f64 / 977.0) - 0.3;
+            let k = fixed_constant(kv);
+            let f = x.rotate_left(7);
+            let [whole, fraction] = lattice_mul_fraction(f, k);
+            let got = (((whole.wrapping_sub(f)) as u64) << 32) | fraction as u64;
+            // The encoded K (units of 2^-64) less its wrap, times f, floored to 2^-32 units.
+            let kf =
+                (((k[0] as i128) << 64) | ((k[1] as i128) << 32) | k[2] as i128) - (1i128 << 96);
+            let exact = ((f as i128 * kf) >> 64) as u64;
+            let below = exact.wrapping_sub(got);
+            assert!(below <= 2, "f {f:#x} K {kv}: {got:#x} vs {exact:#x}");
+        }
     }
 
     #[test]
