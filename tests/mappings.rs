@@ -212,8 +212,24 @@ fn all_cases() -> Vec<(&'static str, NoiseGraph, View)> {
     cases().into_iter().chain(stateful_cases()).collect()
 }
 
+/// The GPU's gradient tolerance relative to the gradient's scale: the parity tolerance, or
+/// README.md's 2e-4 under a derivative weight (its Hessian is a difference quotient of two
+/// gradients 2^-6 lattice units apart, which amplifies the paths' differences: here the CPU
+/// maps each pixel's f64 position, the GPU its f32 pixel; measured up to 1.8e-4 on lavapipe).
+fn gradient_tolerance(graph: &NoiseGraph) -> f32 {
+    let weighted = graph.nodes.iter().any(|n| {
+        matches!(&n.kind, noisegraph::graph::NodeKind::Fractal(f) if f.derivative_weight != 0.0)
+    });
+    if weighted {
+        2e-4
+    } else {
+        PARITY_TOLERANCE
+    }
+}
+
 /// Values within 1e-4 stage by stage on parity sizes; gradients within 1e-4 of the
-/// gradient scale on 0.1% of pixels at most.
+/// gradient scale (2e-4 under a derivative weight, [`gradient_tolerance`]) on 0.1% of
+/// pixels at most (1% for a graph with seams).
 #[test]
 fn gpu_matches_the_cpu_twin() {
     let Some(ctx) = common::gpu() else { return };
@@ -237,6 +253,7 @@ fn gpu_matches_the_cpu_twin() {
                 .collect(),
         )
         .max(1.0) as f32;
+        let tolerance = gradient_tolerance(&g);
         let over = gpu
             .data
             .iter()
@@ -245,12 +262,20 @@ fn gpu_matches_the_cpu_twin() {
                 (a[0] - b[0]).abs() > PARITY_TOLERANCE
                     || (1..4).any(|c| {
                         let d = (a[c] - b[c]).abs();
-                        d.is_nan() || d > PARITY_TOLERANCE * scale.max(b[c].abs())
+                        d.is_nan() || d > tolerance * scale.max(b[c].abs())
                     })
             })
             .count();
+        // The CPU maps each pixel's f64 position, the GPU its f32 pixel: near a seam of 3D or
+        // 4D simplex (`catalog::has_seams`) the two land on either side, as README.md allows
+        // for 1% of such pixels (a derivative weight's Hessian term sees them most).
+        let allowed = if common::catalog::has_seams(&g) {
+            common::catalog::SEAM_ALLOWANCE
+        } else {
+            0.001
+        };
         assert!(
-            over as f64 <= 0.001 * cpu.data.len() as f64,
+            over as f64 <= allowed * cpu.data.len() as f64,
             "{label}: {over} of {} gradient pixels over the tolerance",
             cpu.data.len()
         );
@@ -287,11 +312,11 @@ fn specialized_kernels_of_mapped_stateful_fractals_match_the_cpu() {
                 .collect(),
         )
         .max(1.0) as f32;
+        let tolerance = gradient_tolerance(&g);
         for (c, g) in cpu.data.iter().zip(&gpu.data) {
             assert!(
                 (c[0] - g[0]).abs() <= PARITY_TOLERANCE
-                    && (1..3)
-                        .all(|a| (c[a] - g[a]).abs() <= PARITY_TOLERANCE * scale.max(c[a].abs())),
+                    && (1..3).all(|a| (c[a] - g[a]).abs() <= tolerance * scale.max(c[a].abs())),
                 "{label}: cpu {c:?}, gpu {g:?}"
             );
         }

@@ -305,7 +305,11 @@ fn a_query_at_a_bakes_pixel_positions_is_within_the_tolerance_of_the_gpu_bake() 
         let query = PointQuery::new(&case.graph, None).expect("query");
         let dims = query.dims() as usize;
         let views = views(&case.graph);
-        let take = if split_per_axis(&case.graph) {
+        // A curved map is computed in f32 from the pixel on the GPU, so its views belong near
+        // [0, 1] (README.md, Mappings): a graph with one is checked at origin 0 only.
+        let take = if catalog::has_curved_mapping(&case.graph) {
+            1
+        } else if split_per_axis(&case.graph) {
             views.len()
         } else {
             2
@@ -359,7 +363,10 @@ fn moved_pixels_moved_by_at_most_the_position_error_removed() {
             continue;
         };
         let (dims, params) = (g.dims(), &g.source.params);
+        // A mapped chain's pixels go through its map: the old position recomputed below is
+        // an unmapped pixel's (and a curved map refuses the volume view of a 3D source).
         if plan.stages.len() != 1
+            || g.mapping.is_some()
             || !g.displace.is_empty()
             || g.family.lattice(dims, params) != Lattice::Cubic
             || g.source.period.is_some()
