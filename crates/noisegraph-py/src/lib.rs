@@ -3,7 +3,7 @@
 //!
 //! Every entry point converts its arguments while holding the GIL, releases it for the work
 //! (bakes, queries, exports, statistics), and turns engine errors and Rust panics into Python
-//! exceptions (see [`errors`]).
+//! exceptions (see `src/errors.rs`).
 
 mod args;
 mod bake;
