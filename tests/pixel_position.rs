@@ -162,8 +162,8 @@ fn a_gradient_query_at_a_bakes_pixel_positions_is_the_cpu_gradient_bake_bit_for_
     assert!(checked > 50, "{checked} gradient bakes checked");
 }
 
-/// Mapped chains (below `transform`, `sphere`, `torus`, `cylinder`, `cube_face`, warped and
-/// stateful ones too) put each pixel's f64 position through the map as a query's point goes,
+/// Mapped chains (below `transform`, `sphere`, `torus`, `cylinder`, `cube_face`; warped
+/// sources, a hybrid and a derivative-weighted fbm too) put each pixel's f64 position through the map as a query's point goes,
 /// so the query at a bake's pixel positions is its pixels bit for bit, values and gradients:
 /// an affine map at origin 0 and near 1e6, the curved maps on views of [0, 1]².
 #[test]
@@ -178,7 +178,23 @@ fn a_query_at_a_mapped_bakes_pixel_positions_is_the_cpu_bake_bit_for_bit() {
         {"id": "w", "type": "add", "inputs": ["f", "o"]}"#;
     let source4 = r#"{"id": "p", "type": "simplex", "dims": 4, "frequency": 2.0},
         {"id": "w", "type": "fbm", "source": "p", "octaves": 3}"#;
+    let stateful = r#"{"id": "p", "type": "perlin", "dims": 3, "frequency": 2.7},
+        {"id": "w", "type": "hybrid", "source": "p", "octaves": 4}"#;
+    let weighted = r#"{"id": "p", "type": "perlin", "frequency": 3.3},
+        {"id": "w", "type": "fbm", "source": "p", "octaves": 3, "derivative_weight": 2.0}"#;
     let cases = [
+        (
+            "hybrid under a sphere",
+            stateful,
+            r#"{"id": "m", "type": "sphere", "source": "w"}"#,
+            false,
+        ),
+        (
+            "derivative-weighted fbm under a transform",
+            weighted,
+            r#"{"id": "m", "type": "transform", "source": "w", "rotate": 90.0}"#,
+            true,
+        ),
         (
             "transform 2D",
             source,
