@@ -163,9 +163,10 @@ fn a_gradient_query_at_a_bakes_pixel_positions_is_the_cpu_gradient_bake_bit_for_
 }
 
 /// Mapped chains (below `transform`, `sphere`, `torus`, `cylinder`, `cube_face`; warped
-/// sources, a hybrid and a derivative-weighted fbm too) put each pixel's f64 position through the map as a query's point goes,
-/// so the query at a bake's pixel positions is its pixels bit for bit, values and gradients:
-/// an affine map at origin 0 and near 1e6, the curved maps on views of [0, 1]².
+/// sources, a hybrid and a derivative-weighted fbm too) put each pixel's f64 position through
+/// the map as a query's point goes, so the query at a bake's pixel positions is its pixels bit
+/// for bit, values and gradients: an affine map at origin 0 and near 1e6, the curved maps on
+/// views of [0, 1]².
 #[test]
 fn a_query_at_a_mapped_bakes_pixel_positions_is_the_cpu_bake_bit_for_bit() {
     let source = r#"{"id": "p", "type": "perlin", "frequency": 5.3},
