@@ -6,13 +6,13 @@
 //! local)` at 1e6. Gradients (`name_grad`) agree with the CPU point query's.
 
 mod common;
-use common::user_shader::{check_gradients, check_values, pipeline, report, run};
+use common::user_shader::{check_gradients, check_values, execute, pipeline, report, run};
 use common::{catalog, gpu};
 
 use noisegraph::engine::run_cpu;
 use noisegraph::export::wgsl::{export_wgsl, split_position, WgslOptions};
 use noisegraph::parity::PARITY_TOLERANCE;
-use noisegraph::{GpuContext, NoiseGraph, Plan, View};
+use noisegraph::{NoiseGraph, Plan, View};
 use wgpu::util::DeviceExt;
 
 /// The user's half of the shader: its uniforms, its output buffer and its entry point, which
@@ -58,71 +58,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
 }}
 "
     )
-}
-
-/// Runs `pipeline` over `size` pixels with group 0 bound to `entries` (and the tables, if
-/// any, at group 1) and reads `count` floats back from `out`.
-fn execute(
-    ctx: &GpuContext,
-    pipeline: &wgpu::ComputePipeline,
-    tables: Option<&[f32]>,
-    entries: &[wgpu::BindGroupEntry],
-    out: &wgpu::Buffer,
-    size: [u32; 3],
-    count: usize,
-) -> Vec<f32> {
-    let device = ctx.device();
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: (count * 4) as u64,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let group0 = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries,
-    });
-    let table_buffer = tables.map(|t| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: None,
-            contents: bytemuck::cast_slice(t),
-            usage: wgpu::BufferUsages::STORAGE,
-        })
-    });
-    let group1 = table_buffer.as_ref().map(|b| {
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipeline.get_bind_group_layout(1),
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: b.as_entire_binding(),
-            }],
-        })
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, &group0, &[]);
-        if let Some(g) = &group1 {
-            pass.set_bind_group(1, g, &[]);
-        }
-        pass.dispatch_workgroups(size[0].div_ceil(8), size[1].div_ceil(8), 1);
-    }
-    encoder.copy_buffer_to_buffer(out, 0, &readback, 0, (count * 4) as u64);
-    let index = ctx.queue().submit(Some(encoder.finish()));
-    let slice = readback.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    device
-        .poll(wgpu::PollType::Wait {
-            submission_index: Some(index),
-            timeout: None,
-        })
-        .expect("poll");
-    let view = slice.get_mapped_range().expect("mapped");
-    let data = bytemuck::cast_slice::<u8, f32>(&view).to_vec();
-    data
 }
 
 #[test]
@@ -292,7 +227,8 @@ fn the_precise_form_at_a_bakes_pixel_positions_returns_its_pixels() {
                     resource: size.as_entire_binding(),
                 },
             ];
-            let gpu = execute(&ctx, &pipeline, None, &entries, &out, view.size, count);
+            let groups = [view.size[0].div_ceil(8), view.size[1].div_ceil(8), 1];
+            let gpu = execute(&ctx, &pipeline, None, &entries, &out, count, groups);
             let max = gpu
                 .iter()
                 .zip(&cpu.data)

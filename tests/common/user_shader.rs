@@ -85,65 +85,17 @@ pub fn dispatch(
         contents: bytemuck::cast_slice(&vec![f32::NAN; count]),
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     });
-    let readback = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: (count * 4) as u64,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let group0 = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniform.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: out.as_entire_binding(),
-            },
-        ],
-    });
-    let table_buffer = tables.map(|t| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: None,
-            contents: bytemuck::cast_slice(t),
-            usage: wgpu::BufferUsages::STORAGE,
-        })
-    });
-    let group1 = table_buffer.as_ref().map(|b| {
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipeline.get_bind_group_layout(1),
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: b.as_entire_binding(),
-            }],
-        })
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, &group0, &[]);
-        if let Some(g) = &group1 {
-            pass.set_bind_group(1, g, &[]);
-        }
-        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
-    }
-    encoder.copy_buffer_to_buffer(&out, 0, &readback, 0, (count * 4) as u64);
-    let index = ctx.queue().submit(Some(encoder.finish()));
-    let slice = readback.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
-    device
-        .poll(wgpu::PollType::Wait {
-            submission_index: Some(index),
-            timeout: None,
-        })
-        .expect("poll");
-    let mapped = slice.get_mapped_range().expect("mapped");
-    bytemuck::cast_slice::<u8, f32>(&mapped).to_vec()
+    let entries = [
+        wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniform.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: 1,
+            resource: out.as_entire_binding(),
+        },
+    ];
+    execute(ctx, pipeline, tables, &entries, &out, count, groups)
 }
 
 pub fn pipeline(ctx: &GpuContext, source: wgpu::ShaderSource) -> wgpu::ComputePipeline {
@@ -307,4 +259,68 @@ pub fn report(lines: Vec<(String, bool)>, failures: &mut Vec<String>) {
             failures.push(line);
         }
     }
+}
+
+/// Runs `pipeline` with group 0 bound to `entries` and `tables` (if any) at group 1 binding
+/// 0, over `groups` workgroups, and reads `count` floats back from `out`.
+pub fn execute(
+    ctx: &GpuContext,
+    pipeline: &wgpu::ComputePipeline,
+    tables: Option<&[f32]>,
+    entries: &[wgpu::BindGroupEntry],
+    out: &wgpu::Buffer,
+    count: usize,
+    groups: [u32; 3],
+) -> Vec<f32> {
+    let device = ctx.device();
+    let readback = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: (count * 4) as u64,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let group0 = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries,
+    });
+    let table_buffer = tables.map(|t| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: None,
+            contents: bytemuck::cast_slice(t),
+            usage: wgpu::BufferUsages::STORAGE,
+        })
+    });
+    let group1 = table_buffer.as_ref().map(|b| {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(1),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: b.as_entire_binding(),
+            }],
+        })
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &group0, &[]);
+        if let Some(g) = &group1 {
+            pass.set_bind_group(1, g, &[]);
+        }
+        pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+    }
+    encoder.copy_buffer_to_buffer(out, 0, &readback, 0, (count * 4) as u64);
+    let index = ctx.queue().submit(Some(encoder.finish()));
+    let slice = readback.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    device
+        .poll(wgpu::PollType::Wait {
+            submission_index: Some(index),
+            timeout: None,
+        })
+        .expect("poll");
+    let mapped = slice.get_mapped_range().expect("mapped");
+    bytemuck::cast_slice::<u8, f32>(&mapped).to_vec()
 }
