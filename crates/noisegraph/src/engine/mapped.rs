@@ -10,11 +10,11 @@
 use rayon::prelude::*;
 
 use super::stage::{DisplaceGradInput, Displaced, GradSamplers};
-use crate::graph::position::{add_displacement, PixelLanes, StagePositions};
+use crate::graph::position::{PixelLanes, StagePositions};
 use crate::graph::{OctaveUniform, StageUniform};
 use crate::twin::lib::mapping::mapped_gradient;
 use crate::twin::lib::ops::{fractal_remap, fractal_remap_slope};
-use crate::twin::sample::{GradSamples, SamplePoints};
+use crate::twin::sample::GradSamples;
 
 /// The displacement of a warp's gradient fields (one per warped axis) at sample `i`, with
 /// its Jacobian, 0 past the warped axes.
@@ -94,17 +94,7 @@ pub(crate) fn run_generate_grad_mapped(
             }
             for k in first..first + count {
                 let o = &u.octaves[k as usize];
-                positions.split_pixels(k, yz, 0..n, lanes);
-                if !warped.is_empty() {
-                    add_displacement(&mut lanes.local, &warped, o.warp);
-                }
-                let pts = SamplePoints {
-                    cell: [0; 4],
-                    cells: Some(lanes.cells.each_ref().map(Vec::as_slice)),
-                    local: lanes.local.each_ref().map(Vec::as_slice),
-                    seed: o.seed,
-                    period: o.period,
-                };
+                let pts = positions.octave_points(o, k, yz, 0..n, &warped, lanes);
                 grad.resize(n);
                 (samplers.points)(&pts, grad);
                 for (i, texel) in line.iter_mut().enumerate() {

@@ -8,14 +8,13 @@ use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
 
-use crate::graph::position::{add_displacement, PixelLanes, StagePositions};
+use crate::graph::position::{PixelLanes, StagePositions};
 use crate::graph::{CombineUniform, OctaveUniform, StageUniform};
 use crate::twin::combine::combine_grad_op;
 use crate::twin::lib::curve::{curve_grad, curve_value};
 use crate::twin::lib::ops::combine_op;
 use crate::twin::sample::{
-    GradPointsSampler, GradRowSampler, GradSamples, NoiseGrad, PointsSampler, RowSampler,
-    SamplePoints, Sampler,
+    GradPointsSampler, GradRowSampler, GradSamples, NoiseGrad, PointsSampler, RowSampler, Sampler,
 };
 
 use crate::twin::lib::ops::{self, fractal_remap_slope};
@@ -304,17 +303,8 @@ fn octave_noise(
         rows(&positions.sample_row(o, k, at.yz, at.xs.clone()), noise);
         return;
     }
-    positions.split_pixels(k, at.yz, at.xs.clone(), lanes);
-    if let Some(d) = displacement {
-        add_displacement(&mut lanes.local, d, o.warp);
-    }
-    let pts = SamplePoints {
-        cell: [0; 4],
-        cells: Some(lanes.cells.each_ref().map(Vec::as_slice)),
-        local: lanes.local.each_ref().map(Vec::as_slice),
-        seed: o.seed,
-        period: o.period,
-    };
+    let d = displacement.unwrap_or(&[]);
+    let pts = positions.octave_points(o, k, at.yz, at.xs.clone(), d, lanes);
     match samplers.points {
         Some(points) => points(&pts, noise),
         None => pts.fill_pointwise(noise, |p| (samplers.sample)(p)),
@@ -593,17 +583,8 @@ fn add_octaves_grad(
         if let (None, true) = (displaced, positions.separable()) {
             (samplers.rows)(&positions.sample_row(o, k, at.yz, at.xs.clone()), noise);
         } else {
-            positions.split_pixels(k, at.yz, at.xs.clone(), lanes);
-            if let Some(d) = &warps {
-                add_displacement(&mut lanes.local, d, o.warp);
-            }
-            let pts = SamplePoints {
-                cell: [0; 4],
-                cells: Some(lanes.cells.each_ref().map(Vec::as_slice)),
-                local: lanes.local.each_ref().map(Vec::as_slice),
-                seed: o.seed,
-                period: o.period,
-            };
+            let d = warps.as_deref().unwrap_or(&[]);
+            let pts = positions.octave_points(o, k, at.yz, at.xs.clone(), d, lanes);
             (samplers.points)(&pts, noise);
         }
         add_octave_grad(o, u.mode[0], noise, displaced, sum);

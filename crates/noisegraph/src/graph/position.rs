@@ -21,7 +21,7 @@ use super::plan::{octave_position, octave_position_axis, sample_base_axis, Gener
 use super::OctaveUniform;
 use crate::family::{split_cubic_axis, Family, FamilyParams, Lattice};
 use crate::twin::lib::mapping::{map_jacobian, map_position};
-use crate::twin::sample::SampleRow;
+use crate::twin::sample::{SamplePoints, SampleRow};
 
 /// Largest |floor| the vectorized wrap handles: beyond it (positions past 2^51 lattice cells)
 /// a batch takes the family's exact split instead.
@@ -532,6 +532,34 @@ impl StagePositions {
         let x = &self.base[0][xs];
         self.splitter
             .split(k, n, [x, &base[0], &base[1], &base[2]], cells, local);
+    }
+}
+
+impl StagePositions {
+    /// Octave `k` (uniforms `o`) at the pixels `xs` of row `y` in slice `z`, as a family's
+    /// points sampler takes them: each pixel's split ([`StagePositions::split_pixels`]) plus
+    /// a warp's `d * warp` ([`add_displacement`]; `displacement` holds one slice per warped
+    /// axis, none when unwarped).
+    pub fn octave_points<'a>(
+        &self,
+        o: &OctaveUniform,
+        k: u32,
+        yz: [usize; 2],
+        xs: Range<usize>,
+        displacement: &[&[f32]],
+        lanes: &'a mut PixelLanes,
+    ) -> SamplePoints<'a> {
+        self.split_pixels(k, yz, xs, lanes);
+        if !displacement.is_empty() {
+            add_displacement(&mut lanes.local, displacement, o.warp);
+        }
+        SamplePoints {
+            cell: [0; 4],
+            cells: Some(lanes.cells.each_ref().map(Vec::as_slice)),
+            local: lanes.local.each_ref().map(Vec::as_slice),
+            seed: o.seed,
+            period: o.period,
+        }
     }
 }
 
