@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::mapped::mapped_octave_gradient;
 use super::stage::{octave_gradient, Displaced};
-use crate::graph::position::{add_displacement, PixelLanes, StagePositions};
+use crate::graph::position::{PixelLanes, StagePositions};
 use crate::graph::{OctaveUniform, StageUniform};
 use crate::twin::lib::mapping::mapped_local_jacobian;
 use crate::twin::lib::multifractal::{
@@ -187,23 +187,6 @@ fn row_yz(row: usize, height: u32) -> [usize; 2] {
     [row % height as usize, row / height as usize]
 }
 
-/// Octave `k` (uniforms `o`) at the pixels of row `yz` into `lanes`: each pixel's exact split,
-/// plus `d * warp` in a warped stage (`displacement`: one slice per warped axis, the row's).
-fn split_row(
-    positions: &StagePositions,
-    o: &OctaveUniform,
-    k: u32,
-    yz: [usize; 2],
-    n: usize,
-    displacement: &[&[f32]],
-    lanes: &mut PixelLanes,
-) {
-    positions.split_pixels(k, yz, 0..n, lanes);
-    if !displacement.is_empty() {
-        add_displacement(&mut lanes.local, displacement, o.warp);
-    }
-}
-
 /// Pixel `i`'s sample point of octave `o` in `lanes`, its offset `local`.
 #[inline(always)]
 fn point(o: &OctaveUniform, lanes: &PixelLanes, i: usize, local: [f32; 4]) -> SamplePoint {
@@ -252,7 +235,7 @@ pub fn run_generate(
             states.resize(n, Multifractal::START);
             for k in 0..count {
                 let o = &u.octaves[k as usize];
-                split_row(positions, o, k, row_yz(row, height), n, &d, lanes);
+                positions.octave_points(o, k, row_yz(row, height), 0..n, &d, lanes);
                 for (i, s) in states.iter_mut().enumerate() {
                     let at = point(o, lanes, i, local_of(lanes, i));
                     *s = match samplers.grad.filter(|_| weighting != 0.0) {
@@ -308,7 +291,7 @@ pub fn run_generate_grad(
                 }
                 w
             }));
-            // The row's displacement per warped axis, as `split_row` adds it.
+            // The row's displacement per warped axis, as `StagePositions::octave_points` adds it.
             d.clear();
             d.resize(displace.len(), Vec::new());
             for (a, axis) in d.iter_mut().enumerate() {
@@ -319,7 +302,7 @@ pub fn run_generate_grad(
             states.resize(n, MultifractalGrad::START);
             for k in 0..count {
                 let o = &u.octaves[k as usize];
-                split_row(positions, o, k, row_yz(row, height), n, &d, lanes);
+                positions.octave_points(o, k, row_yz(row, height), 0..n, &d, lanes);
                 for (i, s) in states.iter_mut().enumerate() {
                     let w = &warps[i];
                     let local = local_of(lanes, i);
