@@ -7,7 +7,7 @@
 //! (`tests/common/catalog.rs`) runs it through point queries and the shader exports.
 
 mod common;
-use common::gradient_check::{assert_second_order, cpu_gradient, cpu_value, median};
+use common::gradient_check::{assert_second_order, cpu_gradient, cpu_value, gradient_scale};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -127,13 +127,7 @@ fn gpu_matches_the_cpu_twin() {
                 .run_gradient(&plan, &view, &RunOptions::default())
                 .expect("gpu gradient");
             let cpu = cpu_gradient(&g, &view);
-            let scale = median(
-                cpu.data
-                    .iter()
-                    .map(|s| f64::from(s[1].hypot(s[2])))
-                    .collect(),
-            )
-            .max(1.0) as f32;
+            let scale = gradient_scale(&cpu);
             let [w, h, _] = view.size;
             for (i, (a, b)) in gpu.data.iter().zip(&cpu.data).enumerate() {
                 for c in 0..4 {

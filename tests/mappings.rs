@@ -8,7 +8,7 @@
 //! errors of bad fields.
 
 mod common;
-use common::gradient_check::{central_difference_error, cpu_gradient, cpu_value, median};
+use common::gradient_check::{central_difference_error, cpu_gradient, cpu_value, gradient_scale};
 
 use noisegraph::engine::run_cpu;
 use noisegraph::graph::gradient_plan;
@@ -246,13 +246,7 @@ fn gpu_matches_the_cpu_twin() {
             .run_gradient(&plan, &view, &RunOptions::default())
             .expect("gpu gradient");
         let cpu = cpu_gradient(&g, &view);
-        let scale = median(
-            cpu.data
-                .iter()
-                .map(|s| f64::from(s[1].hypot(s[2])))
-                .collect(),
-        )
-        .max(1.0) as f32;
+        let scale = gradient_scale(&cpu);
         let tolerance = gradient_tolerance(&g);
         let over = gpu
             .data
@@ -305,13 +299,7 @@ fn specialized_kernels_of_mapped_stateful_fractals_match_the_cpu() {
         assert!(diff <= PARITY_TOLERANCE, "{label}: {diff}");
         let cpu = Executor::Cpu.run_gradient(&plan, &view, &always).unwrap();
         let gpu = ctx.run_gradient(&plan, &view, &always).unwrap();
-        let scale = median(
-            cpu.data
-                .iter()
-                .map(|s| f64::from(s[1].hypot(s[2])))
-                .collect(),
-        )
-        .max(1.0) as f32;
+        let scale = gradient_scale(&cpu);
         let tolerance = gradient_tolerance(&g);
         for (c, g) in cpu.data.iter().zip(&gpu.data) {
             assert!(

@@ -7,7 +7,7 @@
 //! Point queries and the WGSL export run them through the catalog (`tests/common/catalog.rs`).
 
 mod common;
-use common::gradient_check::{assert_second_order, cpu_gradient, cpu_value, median};
+use common::gradient_check::{assert_second_order, cpu_gradient, cpu_value, gradient_scale};
 
 use noisegraph::graph::gradient_plan;
 use noisegraph::parity::PARITY_TOLERANCE;
@@ -108,13 +108,7 @@ fn gpu_matches_the_cpu_twin() {
                 .run_gradient(&plan, &view, &RunOptions::default())
                 .expect("gpu gradient");
             let cpu = cpu_gradient(&g, &view);
-            let scale = median(
-                cpu.data
-                    .iter()
-                    .map(|s| f64::from(s[1].hypot(s[2])))
-                    .collect(),
-            )
-            .max(1.0) as f32;
+            let scale = gradient_scale(&cpu);
             let over = gpu
                 .data
                 .iter()

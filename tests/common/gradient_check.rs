@@ -25,6 +25,19 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// The size the GPU-vs-CPU gradient checks scale their tolerance by: the median of a 2D
+/// gradient field's |(d/dx, d/dy)|, at least 1.
+pub fn gradient_scale(field: &GradientField) -> f32 {
+    median(
+        field
+            .data
+            .iter()
+            .map(|s| f64::from(s[1].hypot(s[2])))
+            .collect(),
+    )
+    .max(1.0) as f32
+}
+
 /// (median |analytic - central difference| over pixels and the x and y axes, median
 /// |gradient|), the differences taken by moving the view's origin by `h` either way.
 pub fn central_difference_error(
