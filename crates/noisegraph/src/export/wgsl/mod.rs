@@ -804,17 +804,7 @@ impl<'a> Module<'a> {
                 f32_lit(o.amp),
                 self.lib("fractal_remap")
             );
-            // A mapped stage's position moves with the view through the map's Jacobian.
-            let along = if mapped {
-                format!("jm * (g{k}.d * {freq})")
-            } else {
-                format!("g{k}.d * {freq}")
-            };
-            let chain_rule = if warped {
-                format!("{along} + jd * (g{k}.d * {})", vec4f(o.warp))
-            } else {
-                along
-            };
+            let chain_rule = octave_chain_rule(k, &freq, o.warp, mapped, warped);
             let _ = writeln!(
                 s,
                 "    gradient += ({} * {}(g{k}.value, {kind}u)) * ({chain_rule});",
@@ -900,17 +890,7 @@ impl<'a> Module<'a> {
             let sample = format!("(c{k}, l{k}, {}u, {})", o.seed, vec4i(o.period));
             let _ = writeln!(s, "    let g{k} = {p}_sample_grad{sample};");
             let f = vec4f(freq);
-            // A mapped stage's position moves with the view through the map's Jacobian.
-            let along = if mapped {
-                format!("jm * (g{k}.d * {f})")
-            } else {
-                format!("g{k}.d * {f}")
-            };
-            let chain_rule = if warped {
-                format!("{along} + jd * (g{k}.d * {})", vec4f(o.warp))
-            } else {
-                along
-            };
+            let chain_rule = octave_chain_rule(k, &f, o.warp, mapped, warped);
             let hd = if weighting != 0.0 {
                 // d local / d p_b: the frequency on axis b (in a mapped stage the frequency
                 // times row b of jm, d s / d p_b) plus the warp's Jacobian (row b of jd, whose
@@ -1229,4 +1209,20 @@ fn family_files(family: &str) -> &'static [&'static str] {
 /// who check their own names against it).
 pub fn module_names(module: &WgslModule) -> BTreeSet<String> {
     rename::declared_names(&module.source).into_iter().collect()
+}
+
+/// d n / d p of octave `k`'s sample `g{k}` in an exported gradient function: its gradient
+/// times the octave's frequency `freq` (a WGSL vec4 expression), through the map's Jacobian
+/// `jm` in a mapped stage, plus a warp's term through the displacement's Jacobian `jd`.
+fn octave_chain_rule(k: u32, freq: &str, warp: [f32; 4], mapped: bool, warped: bool) -> String {
+    let along = if mapped {
+        format!("jm * (g{k}.d * {freq})")
+    } else {
+        format!("g{k}.d * {freq}")
+    };
+    if warped {
+        format!("{along} + jd * (g{k}.d * {})", vec4f(warp))
+    } else {
+        along
+    }
 }
