@@ -864,8 +864,10 @@ fn nested_transforms_compose() {
     );
 }
 
-/// A point query of a mapped node agrees with the bake (within the tolerance: the query maps
-/// in f64, the bake in f32), in value and gradient.
+/// A point query of a mapped node agrees with the bake, in value and gradient, at positions
+/// computed as `origin + i * extent / size` (another rounding than the bake's
+/// `origin + (i * extent) / size`, so within the tolerance; at the bake's own positions the
+/// two are equal bit for bit, `tests/pixel_position.rs`).
 #[test]
 fn point_queries_match_bakes() {
     use noisegraph::query::PointQuery;
